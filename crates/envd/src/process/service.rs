@@ -1,0 +1,382 @@
+//! `process.Process` handlers.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::routing::post;
+use bytes::Bytes;
+use dsh_proto::connect::{Code, ConnectError};
+use dsh_proto::process::*;
+use tokio::time::Instant;
+
+use super::spawn::{self, SpawnSpec};
+use super::{Lookup, ManagedProcess, Subscription};
+use crate::rpc::{self, CallContext, RequestStream, StreamWriter};
+use crate::state::Envd;
+
+const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+pub fn routes() -> Router<Arc<Envd>> {
+    Router::new()
+        .route(
+            "/process.Process/List",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::unary(e, h, b, move |_: ListRequest, _| list(envd)).await
+            }),
+        )
+        .route(
+            "/process.Process/Start",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::server_stream(e, h, b, move |r, c, w| start(envd, r, c, w)).await
+            }),
+        )
+        .route(
+            "/process.Process/Connect",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::server_stream(e, h, b, move |r, c, w| connect(envd, r, c, w)).await
+            }),
+        )
+        .route(
+            "/process.Process/Update",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::unary(e, h, b, move |r, _| update(envd, r)).await
+            }),
+        )
+        .route(
+            "/process.Process/StreamInput",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Body| async move {
+                let envd = Arc::clone(&e);
+                rpc::client_stream(e, h, b, move |s, _| stream_input(envd, s)).await
+            }),
+        )
+        .route(
+            "/process.Process/SendInput",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::unary(e, h, b, move |r, _| send_input(envd, r)).await
+            }),
+        )
+        .route(
+            "/process.Process/SendSignal",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::unary(e, h, b, move |r, _| send_signal(envd, r)).await
+            }),
+        )
+        .route(
+            "/process.Process/CloseStdin",
+            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
+                let envd = Arc::clone(&e);
+                rpc::unary(e, h, b, move |r, _| close_stdin(envd, r)).await
+            }),
+        )
+}
+
+async fn list(envd: Arc<Envd>) -> Result<ListResponse, ConnectError> {
+    let processes = envd
+        .processes
+        .list()
+        .into_iter()
+        .map(|p| ProcessInfo { config: Some(p.config.clone()), pid: p.pid, tag: p.tag.clone() })
+        .collect();
+    Ok(ListResponse { processes })
+}
+
+/// The environment a process gets: PATH from envd, the user's identity, the global
+/// variables, then the request's own (later entries win).
+fn process_env(
+    envd: &Envd,
+    user: &crate::users::User,
+    requested: &std::collections::HashMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert(
+        "PATH".to_owned(),
+        std::env::var("PATH").unwrap_or_else(|_| DEFAULT_PATH.to_owned()),
+    );
+    env.insert("HOME".to_owned(), user.home.to_string_lossy().into_owned());
+    env.insert("USER".to_owned(), user.name.clone());
+    env.insert("LOGNAME".to_owned(), user.name.clone());
+    env.extend(envd.global_env());
+    env.extend(requested.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
+
+async fn start(
+    envd: Arc<Envd>,
+    request: StartRequest,
+    context: CallContext,
+    out: StreamWriter<StartResponse>,
+) -> Result<(), ConnectError> {
+    let config = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process config is required"))?;
+    if config.cmd.is_empty() {
+        return Err(ConnectError::invalid_argument("process cmd is empty"));
+    }
+    let settings = envd.settings();
+    let cwd = crate::paths::resolve(
+        config.cwd.as_deref().unwrap_or_default(),
+        &context.user,
+        settings.default_workdir.as_deref(),
+    )?;
+    if !cwd.is_dir() {
+        return Err(ConnectError::invalid_argument(format!(
+            "cwd '{}' does not exist",
+            cwd.display()
+        )));
+    }
+    let pty = match &request.pty {
+        None => None,
+        Some(pty) => {
+            let size =
+                pty.size.ok_or_else(|| ConnectError::invalid_argument("pty size is required"))?;
+            Some(pty_size(size)?)
+        }
+    };
+    let env = process_env(&envd, &context.user, &config.envs);
+    let spec = SpawnSpec {
+        tag: request.tag.clone(),
+        pty,
+        stdin_open: request.stdin.unwrap_or(true),
+        user: context.user.clone(),
+        cwd,
+        env,
+        config,
+    };
+    let (process, subscription) = spawn::spawn(&envd, spec)?;
+    tracing::debug!(pid = process.pid, cmd = %process.config.cmd, "process started");
+    // E2B bounds a started process's life by the call's deadline.
+    stream_events(
+        &process,
+        subscription,
+        &context,
+        true,
+        |event| StartResponse { event: Some(event) },
+        &out,
+    )
+    .await
+}
+
+fn pty_size(size: pty::Size) -> Result<(u16, u16), ConnectError> {
+    let cols = u16::try_from(size.cols).ok().filter(|c| *c > 0);
+    let rows = u16::try_from(size.rows).ok().filter(|r| *r > 0);
+    match (cols, rows) {
+        (Some(cols), Some(rows)) => Ok((cols, rows)),
+        _ => Err(ConnectError::invalid_argument(format!(
+            "pty size {}x{} is out of range (1..=65535 each)",
+            size.cols, size.rows
+        ))),
+    }
+}
+
+fn start_event(pid: u32) -> ProcessEvent {
+    ProcessEvent { event: Some(process_event::Event::Start(process_event::StartEvent { pid })) }
+}
+
+fn keepalive_event() -> ProcessEvent {
+    ProcessEvent { event: Some(process_event::Event::Keepalive(process_event::KeepAlive {})) }
+}
+
+/// Streams `start`, live output, keepalives while idle, and `end`.
+async fn stream_events<M: dsh_proto::connect::WireMessage>(
+    process: &ManagedProcess,
+    mut subscription: Subscription,
+    context: &CallContext,
+    kill_at_deadline: bool,
+    wrap: impl Fn(ProcessEvent) -> M,
+    out: &StreamWriter<M>,
+) -> Result<(), ConnectError> {
+    let deadline = context.timeout.map(|t| Instant::now() + t);
+    out.send(&wrap(start_event(process.pid))).await?;
+    loop {
+        let idle = tokio::time::sleep(context.keepalive);
+        let deadline_passed = async {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            event = subscription.recv() => match event {
+                Some(event) => {
+                    let is_end = matches!(event.event, Some(process_event::Event::End(_)));
+                    out.send(&wrap(event)).await?;
+                    if is_end {
+                        return Ok(());
+                    }
+                }
+                None => return Ok(()),
+            },
+            () = idle => out.send(&wrap(keepalive_event())).await?,
+            () = deadline_passed => {
+                if kill_at_deadline {
+                    spawn::signal_group(process.pid, libc::SIGKILL);
+                }
+                return Err(ConnectError::new(Code::DeadlineExceeded, "the call's deadline passed"));
+            }
+        }
+    }
+}
+
+async fn connect(
+    envd: Arc<Envd>,
+    request: ConnectRequest,
+    context: CallContext,
+    out: StreamWriter<ConnectResponse>,
+) -> Result<(), ConnectError> {
+    let selector = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    let wrap = |event| ConnectResponse { event: Some(event) };
+    match envd.processes.find(&selector)? {
+        Lookup::Exited { pid, end } => send_retained_exit(pid, end, &out).await,
+        Lookup::Running(process) => match process.subscribe() {
+            Ok(subscription) => {
+                stream_events(&process, subscription, &context, false, wrap, &out).await
+            }
+            Err(end) => send_retained_exit(process.pid, end, &out).await,
+        },
+    }
+}
+
+/// A late `Connect` to a process that already ended gets its start and end.
+async fn send_retained_exit(
+    pid: u32,
+    end: process_event::EndEvent,
+    out: &StreamWriter<ConnectResponse>,
+) -> Result<(), ConnectError> {
+    out.send(&ConnectResponse { event: Some(start_event(pid)) }).await?;
+    let end = ProcessEvent { event: Some(process_event::Event::End(end)) };
+    out.send(&ConnectResponse { event: Some(end) }).await?;
+    Ok(())
+}
+
+async fn update(envd: Arc<Envd>, request: UpdateRequest) -> Result<UpdateResponse, ConnectError> {
+    let selector = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    let process = envd.processes.running(&selector)?;
+    if let Some(pty) = request.pty {
+        let size =
+            pty.size.ok_or_else(|| ConnectError::invalid_argument("pty size is required"))?;
+        let (cols, rows) = pty_size(size)?;
+        process.resize(cols, rows)?;
+    }
+    Ok(UpdateResponse {})
+}
+
+async fn write_input(
+    process: &ManagedProcess,
+    input: Option<ProcessInput>,
+) -> Result<(), ConnectError> {
+    match input.and_then(|i| i.input) {
+        Some(process_input::Input::Stdin(data)) => process.write_stdin(&data).await,
+        Some(process_input::Input::Pty(data)) => process.write_pty(&data).await,
+        None => Err(ConnectError::invalid_argument("input is empty: give stdin or pty bytes")),
+    }
+}
+
+async fn send_input(
+    envd: Arc<Envd>,
+    request: SendInputRequest,
+) -> Result<SendInputResponse, ConnectError> {
+    let selector = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    let process = envd.processes.running(&selector)?;
+    write_input(&process, request.input).await?;
+    Ok(SendInputResponse {})
+}
+
+async fn stream_input(
+    envd: Arc<Envd>,
+    mut requests: RequestStream<StreamInputRequest>,
+) -> Result<StreamInputResponse, ConnectError> {
+    let process = match requests.next().await {
+        None => {
+            return Err(ConnectError::invalid_argument("stream ended before its start message"));
+        }
+        Some(first) => match first?.event {
+            Some(stream_input_request::Event::Start(start)) => {
+                let selector = start.process.ok_or_else(|| {
+                    ConnectError::invalid_argument("process selector is required")
+                })?;
+                envd.processes.running(&selector)?
+            }
+            _ => {
+                return Err(ConnectError::invalid_argument(
+                    "the first message must be start{process}",
+                ));
+            }
+        },
+    };
+    while let Some(message) = requests.next().await {
+        match message?.event {
+            Some(stream_input_request::Event::Data(data)) => {
+                write_input(&process, data.input).await?
+            }
+            Some(stream_input_request::Event::Keepalive(_)) => {}
+            Some(stream_input_request::Event::Start(_)) => {
+                return Err(ConnectError::invalid_argument("start may only be the first message"));
+            }
+            None => return Err(ConnectError::unimplemented("unknown stream input message")),
+        }
+    }
+    Ok(StreamInputResponse {})
+}
+
+async fn send_signal(
+    envd: Arc<Envd>,
+    request: SendSignalRequest,
+) -> Result<SendSignalResponse, ConnectError> {
+    let selector = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    let signal = match Signal::try_from(request.signal) {
+        Ok(Signal::Unspecified) | Err(_) => {
+            return Err(ConnectError::unimplemented(format!("invalid signal: {}", request.signal)));
+        }
+        // The enum values are the Linux signal numbers.
+        Ok(signal) => signal as i32,
+    };
+    let target = SignalTarget::try_from(request.target).map_err(|_| {
+        ConnectError::invalid_argument(format!("unknown signal target {}", request.target))
+    })?;
+    let process = envd.processes.running(&selector)?;
+    let target_pgid = match target {
+        SignalTarget::Process => {
+            spawn::signal_process(process.pid, signal)
+                .map_err(|err| ConnectError::internal(format!("error sending signal: {err}")))?;
+            return Ok(SendSignalResponse { target_pgid: 0 });
+        }
+        SignalTarget::ProcessGroup => process.pid,
+        SignalTarget::ForegroundGroup => process.foreground_group()?,
+    };
+    if !spawn::signal_group(target_pgid, signal) {
+        return Err(ConnectError::internal(format!(
+            "error sending signal to group {target_pgid}: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(SendSignalResponse { target_pgid })
+}
+
+async fn close_stdin(
+    envd: Arc<Envd>,
+    request: CloseStdinRequest,
+) -> Result<CloseStdinResponse, ConnectError> {
+    let selector = request
+        .process
+        .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    envd.processes.running(&selector)?.close_stdin().await?;
+    Ok(CloseStdinResponse {})
+}

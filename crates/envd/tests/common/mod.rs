@@ -1,0 +1,236 @@
+//! A real envd on 127.0.0.1:<ephemeral>, with a private passwd/group (root and `user`
+//! with a temporary home), and a minimal raw Connect client.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use dsh_envd::users::UserDb;
+use dsh_envd::{Envd, EnvdConfig};
+use dsh_proto::connect::{self, Codec, EndStream, EnvelopeDecoder, Framing, WireMessage};
+
+pub struct TestEnvd {
+    pub base: String,
+    pub home: PathBuf,
+    pub envd: Arc<Envd>,
+    pub http: reqwest::Client,
+    _dir: tempfile::TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for TestEnvd {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.envd.processes.kill_all();
+    }
+}
+
+pub async fn start() -> TestEnvd {
+    start_with(EnvdConfig { default_user: "user".into(), ..EnvdConfig::default() }).await
+}
+
+pub async fn start_with(config: EnvdConfig) -> TestEnvd {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home-user");
+    std::fs::create_dir(&home).unwrap();
+    std::os::unix::fs::chown(&home, Some(1000), Some(1000)).unwrap();
+    let passwd = dir.path().join("passwd");
+    let group = dir.path().join("group");
+    std::fs::write(
+        &passwd,
+        format!(
+            "root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::{}:/bin/bash\n",
+            home.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(&group, "root:x:0:\nuser:x:1000:\n").unwrap();
+    let envd = Arc::new(Envd::with_users(config, UserDb::from_files(&passwd, &group)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let served = Arc::clone(&envd);
+    tokio::spawn(async move {
+        let _ = dsh_envd::serve(listener, served, async {
+            let _ = rx.await;
+        })
+        .await;
+    });
+    TestEnvd { base, home, envd, http: reqwest::Client::new(), _dir: dir, shutdown: Some(tx) }
+}
+
+/// What a streaming call returned.
+#[derive(Debug)]
+pub struct StreamOutcome<M> {
+    pub messages: Vec<M>,
+    pub end: EndStream,
+}
+
+impl TestEnvd {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub async fn unary<Req: WireMessage, Resp: WireMessage>(
+        &self,
+        route: &str,
+        request: &Req,
+    ) -> Result<Resp, connect::ConnectError> {
+        self.unary_as(route, request, Codec::Json, &[]).await
+    }
+
+    pub async fn unary_as<Req: WireMessage, Resp: WireMessage>(
+        &self,
+        route: &str,
+        request: &Req,
+        codec: Codec,
+        headers: &[(&str, &str)],
+    ) -> Result<Resp, connect::ConnectError> {
+        let mut builder = self
+            .http
+            .post(self.url(route))
+            .header("content-type", codec.content_type(Framing::Unary))
+            .body(codec.encode(request).unwrap());
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let response = builder.send().await.unwrap();
+        let status = response.status().as_u16();
+        let body = response.bytes().await.unwrap();
+        if status == 200 {
+            Ok(codec.decode(&body).unwrap())
+        } else {
+            Err(connect::ConnectError::from_unary_response(status, &body))
+        }
+    }
+
+    pub async fn stream<Req: WireMessage, Resp: WireMessage>(
+        &self,
+        route: &str,
+        request: &Req,
+        headers: &[(&str, &str)],
+    ) -> StreamOutcome<Resp> {
+        let payload = Codec::Json.encode(request).unwrap();
+        let body = connect::encode_envelope(0, &payload).unwrap();
+        self.stream_raw(route, body, headers).await
+    }
+
+    pub async fn stream_raw<Resp: WireMessage>(
+        &self,
+        route: &str,
+        body: Bytes,
+        headers: &[(&str, &str)],
+    ) -> StreamOutcome<Resp> {
+        let mut builder = self
+            .http
+            .post(self.url(route))
+            .header("content-type", "application/connect+json")
+            .body(body);
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let response = builder.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200, "streams always answer 200");
+        let bytes = response.bytes().await.unwrap();
+        decode_stream(&bytes)
+    }
+}
+
+pub fn decode_stream<Resp: WireMessage>(bytes: &[u8]) -> StreamOutcome<Resp> {
+    let mut decoder = EnvelopeDecoder::new(64 * 1024 * 1024);
+    decoder.push(bytes);
+    let mut messages = Vec::new();
+    let mut end = None;
+    while let Some(envelope) = decoder.next_envelope().unwrap() {
+        assert!(end.is_none(), "nothing may follow the end-of-stream envelope");
+        if envelope.is_end_stream() {
+            end = Some(EndStream::from_json_bytes(&envelope.payload).unwrap());
+        } else {
+            messages.push(Codec::Json.decode(&envelope.payload).unwrap());
+        }
+    }
+    decoder.finish().unwrap();
+    StreamOutcome { messages, end: end.expect("stream must end with an end-of-stream envelope") }
+}
+
+/// `/bin/bash -c <script>` as a process config.
+pub fn bash(script: &str) -> dsh_proto::process::ProcessConfig {
+    dsh_proto::process::ProcessConfig {
+        cmd: "/bin/bash".into(),
+        args: vec!["-c".into(), script.into()],
+        envs: Default::default(),
+        cwd: None,
+    }
+}
+
+/// A streaming call read incrementally, for tests that act while the stream is open.
+pub struct LiveStream {
+    response: reqwest::Response,
+    decoder: EnvelopeDecoder,
+    pub end: Option<EndStream>,
+}
+
+impl TestEnvd {
+    pub async fn open_stream<Req: WireMessage>(
+        &self,
+        route: &str,
+        request: &Req,
+        headers: &[(&str, &str)],
+    ) -> LiveStream {
+        let payload = Codec::Json.encode(request).unwrap();
+        let mut builder = self
+            .http
+            .post(self.url(route))
+            .header("content-type", "application/connect+json")
+            .body(connect::encode_envelope(0, &payload).unwrap());
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let response = builder.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        LiveStream { response, decoder: EnvelopeDecoder::new(64 * 1024 * 1024), end: None }
+    }
+}
+
+impl LiveStream {
+    /// The next message, or `None` at the end of the stream (then `self.end` is set).
+    pub async fn next<M: WireMessage>(&mut self) -> Option<M> {
+        loop {
+            if let Some(envelope) = self.decoder.next_envelope().unwrap() {
+                if envelope.is_end_stream() {
+                    self.end = Some(EndStream::from_json_bytes(&envelope.payload).unwrap());
+                    return None;
+                }
+                return Some(Codec::Json.decode(&envelope.payload).unwrap());
+            }
+            match tokio::time::timeout(std::time::Duration::from_secs(20), self.response.chunk())
+                .await
+            {
+                Ok(Ok(Some(chunk))) => self.decoder.push(&chunk),
+                Ok(Ok(None)) => return None,
+                Ok(Err(err)) => panic!("stream failed: {err}"),
+                Err(_) => panic!("no stream message within 20 s"),
+            }
+        }
+    }
+}
+
+/// Every process (by pid) whose process group is `pgid`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // Fields after the command's closing paren: state ppid pgrp ...
+        let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields.get(2).and_then(|f| f.parse::<u32>().ok()) == Some(pgid)
+            && fields.first() != Some(&"Z")
+        {
+            members.push(pid);
+        }
+    }
+    members
+}

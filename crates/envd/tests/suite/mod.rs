@@ -1,0 +1,5 @@
+mod files;
+mod filesystem;
+mod framing;
+mod http_api;
+mod process;
