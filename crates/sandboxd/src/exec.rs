@@ -1,0 +1,163 @@
+//! Applies a plan through the [`Syscall`] seam.
+
+use std::io;
+use std::path::Path;
+
+use crate::plan::{Contents, Step};
+use crate::syscall::{MountFlags, Syscall};
+use crate::users;
+
+/// The step that failed and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{step}: {source}")]
+pub struct StepError {
+    pub step: Step,
+    #[source]
+    pub source: io::Error,
+}
+
+/// Runs `steps` in order and stops at the first failure.
+pub fn apply(sys: &dyn Syscall, steps: &[Step]) -> Result<(), StepError> {
+    for step in steps {
+        run(sys, step).map_err(|source| StepError { step: step.clone(), source })?;
+    }
+    Ok(())
+}
+
+fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
+    match step {
+        Step::SetUmask { mask } => sys.umask(*mask),
+        Step::Unshare { namespaces } => sys.unshare(*namespaces),
+        Step::MakeMountsPrivate => {
+            sys.mount(None, Path::new("/"), None, MountFlags::REC | MountFlags::PRIVATE, None)
+        }
+        Step::SetHostname { name } => sys.set_hostname(name),
+        Step::LoopbackUp => sys.loopback_up(),
+        Step::MakeDir { path, mode, owner } => {
+            make_dir(sys, path, *mode)?;
+            sys.chmod(path, *mode)?;
+            match owner {
+                Some((uid, gid)) => sys.chown(path, *uid, *gid),
+                None => Ok(()),
+            }
+        }
+        Step::WriteFile { path, contents, mode, replace } => {
+            if !replace && sys.exists(path) {
+                return Ok(());
+            }
+            let bytes = match contents {
+                Contents::Text(text) => text.clone().into_bytes(),
+                Contents::PasswdWithUser { host } => {
+                    users::passwd_with_user(&read_text(sys, host)?).into_bytes()
+                }
+                Contents::GroupWithUser { host } => {
+                    users::group_with_user(&read_text(sys, host)?).into_bytes()
+                }
+            };
+            sys.write_file(path, &bytes, *mode)
+        }
+        Step::CreateFile { path, mode } => with_parents(sys, path, || sys.create_file(path, *mode)),
+        Step::Symlink { target, link } => {
+            match with_parents(sys, link, || sys.symlink(target, link)) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+                other => other,
+            }
+        }
+        Step::MountTmpfs { target, mode, flags } => sys.mount(
+            Some(Path::new("tmpfs")),
+            target,
+            Some("tmpfs"),
+            *flags,
+            Some(&format!("mode={mode:04o}")),
+        ),
+        Step::MountOverlay { lower, upper, work, target } => sys.mount(
+            Some(Path::new("overlay")),
+            target,
+            Some("overlay"),
+            MountFlags::EMPTY,
+            Some(&format!(
+                "lowerdir={},upperdir={},workdir={}",
+                lower.display(),
+                upper.display(),
+                work.display()
+            )),
+        ),
+        Step::Bind { source, target, read_only } => {
+            sys.mount(Some(source), target, None, MountFlags::BIND, None)?;
+            if *read_only {
+                // A bind mount ignores MS_RDONLY; read-only takes a remount.
+                sys.mount(
+                    None,
+                    target,
+                    None,
+                    MountFlags::BIND
+                        | MountFlags::REMOUNT
+                        | MountFlags::RDONLY
+                        | MountFlags::NOSUID
+                        | MountFlags::NODEV,
+                    None,
+                )?;
+            }
+            Ok(())
+        }
+        Step::MountProc { target } => sys.mount(
+            Some(Path::new("proc")),
+            target,
+            Some("proc"),
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            None,
+        ),
+        Step::MountSysfs { target } => sys.mount(
+            Some(Path::new("sysfs")),
+            target,
+            Some("sysfs"),
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            None,
+        ),
+        Step::MountDevpts { target } => sys.mount(
+            Some(Path::new("devpts")),
+            target,
+            Some("devpts"),
+            MountFlags::NOSUID | MountFlags::NOEXEC,
+            Some(crate::plan::DEVPTS_OPTIONS),
+        ),
+        Step::PivotRoot { new_root } => {
+            // pivot_root(".", ".") stacks the old root on top of the new one; detaching
+            // it leaves only the new root, with no put_old directory needed.
+            sys.chdir(new_root)?;
+            sys.pivot_root(Path::new("."), Path::new("."))?;
+            sys.umount(Path::new("."), true)?;
+            sys.chdir(Path::new("/"))
+        }
+        Step::SetRlimit { resource, limit } => sys.set_rlimit(*resource, *limit, *limit),
+    }
+}
+
+fn read_text(sys: &dyn Syscall, path: &Path) -> io::Result<String> {
+    String::from_utf8(sys.read_file(path)?).map_err(|_| {
+        io::Error::new(io::ErrorKind::InvalidData, format!("{} is not UTF-8", path.display()))
+    })
+}
+
+/// mkdir that tolerates an existing directory and creates missing parents (0755).
+fn make_dir(sys: &dyn Syscall, path: &Path, mode: u32) -> io::Result<()> {
+    match with_parents(sys, path, || sys.mkdir(path, mode)) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
+}
+
+/// Runs `op`; if it fails because the parent directory is missing, creates the parents
+/// and runs it again.
+fn with_parents(sys: &dyn Syscall, path: &Path, op: impl Fn() -> io::Result<()>) -> io::Result<()> {
+    match op() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match path.parent() {
+            Some(parent) if parent != path && !parent.as_os_str().is_empty() => {
+                make_dir(sys, parent, 0o755)?;
+                op()
+            }
+            _ => Err(e),
+        },
+        other => other,
+    }
+}

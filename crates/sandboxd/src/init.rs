@@ -1,0 +1,205 @@
+//! The sandbox's pid 1 (`dsh-sandbox-init`).
+//!
+//! The launcher clones this process into a new pid namespace, so it starts as pid 1 with
+//! the host's filesystem still visible. It then
+//! 1. takes the control socket (fd 3) and reads the plan,
+//! 2. applies the plan (new mount/uts/ipc(/net) namespaces, mounts, `pivot_root`, rlimits),
+//! 3. starts the payload in its own process group and reports its pid,
+//! 4. stays pid 1: reaps every orphan, forwards termination signals to the payload's
+//!    process group, and exits with the payload's status when the payload exits, which
+//!    makes the kernel kill everything left in the namespace.
+//!
+//! It is single-threaded, so `unshare` is safe here (it is never called in the daemon).
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+use crate::exec;
+use crate::syscall::LinuxSyscall;
+use crate::wire::{CONTROL_FD, InitConfig, Report};
+
+/// Signals pid 1 passes on to the payload's process group.
+const FORWARDED: &[libc::c_int] = &[
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGTERM,
+    libc::SIGALRM,
+    libc::SIGWINCH,
+    libc::SIGCONT,
+    libc::SIGTSTP,
+];
+
+/// Entry point of the `dsh-sandbox-init` binary (also usable as a hidden subcommand of
+/// another binary). Never returns.
+pub fn main() -> ! {
+    let code = match run() {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("dsh-sandbox-init: {message}");
+            1
+        }
+    };
+    std::process::exit(code)
+}
+
+fn run() -> Result<i32, String> {
+    if rustix::process::getpid().as_raw_nonzero().get() != 1 {
+        return Err("not pid 1 of a new pid namespace; only dsh-sandboxd starts this".into());
+    }
+    // SAFETY: F_GETFD only inspects the descriptor table.
+    if unsafe { libc::fcntl(CONTROL_FD, libc::F_GETFD) } == -1 {
+        return Err("no control socket on fd 3; only dsh-sandboxd starts this".into());
+    }
+    // SAFETY: fd 3 is the control socket the launcher placed there for us, and nothing
+    // else in this process owns it.
+    let control = unsafe { OwnedFd::from_raw_fd(CONTROL_FD) };
+    // SAFETY: plain fcntl/close_range on our own descriptors; nothing else holds fds > 3.
+    unsafe {
+        libc::fcntl(CONTROL_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+        // Anything else the daemon leaked to us must not reach the sandbox.
+        libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32);
+        // Our own session: signals to the daemon's process group or terminal stay there.
+        libc::setsid();
+    }
+    let waited = block_signals();
+    let mut control = UnixStream::from(control);
+
+    let mut raw = Vec::new();
+    control.read_to_end(&mut raw).map_err(|e| format!("reading the plan: {e}"))?;
+    let config: InitConfig =
+        serde_json::from_slice(&raw).map_err(|e| format!("decoding the plan: {e}"))?;
+
+    if let Err(failure) = exec::apply(&LinuxSyscall, &config.steps) {
+        send(
+            &mut control,
+            &Report::SetupFailed {
+                errno: failure.source.raw_os_error(),
+                message: failure.source.to_string(),
+                step: failure.step,
+            },
+        );
+        return Ok(1);
+    }
+
+    let spawned = Command::new(&config.program)
+        .args(config.args.iter().map(|a| OsStr::from_bytes(a)))
+        .env_clear()
+        .envs(config.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&config.workdir)
+        .process_group(0)
+        .spawn();
+    let payload = match spawned {
+        Ok(child) => child.id(),
+        Err(e) => {
+            send(
+                &mut control,
+                &Report::SpawnFailed { errno: e.raw_os_error(), message: e.to_string() },
+            );
+            return Ok(127);
+        }
+    };
+    send(&mut control, &Report::Ready { payload_pid: payload });
+    drop(control);
+    Ok(supervise(payload as libc::pid_t, &waited))
+}
+
+fn send(control: &mut UnixStream, report: &Report) {
+    // If the launcher is gone there is nobody to tell; the exit status still says it.
+    if let Ok(bytes) = serde_json::to_vec(report) {
+        let _ = control.write_all(&bytes);
+    }
+}
+
+/// Resets the dispositions we rely on and blocks the signals we wait for, so they queue
+/// for `sigwaitinfo` (pid 1 would otherwise drop signals it has no handler for).
+fn block_signals() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data initialised by sigemptyset; signal/sigprocmask only
+    // change this (single-threaded) process's signal state.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for &sig in FORWARDED.iter().chain(&[libc::SIGCHLD]) {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    }
+}
+
+fn supervise(payload: libc::pid_t, waited: &libc::sigset_t) -> i32 {
+    loop {
+        // SAFETY: `waited` is an initialised set; a null siginfo pointer is allowed.
+        let sig = unsafe { libc::sigwaitinfo(waited, std::ptr::null_mut()) };
+        if sig == libc::SIGCHLD {
+            if let Some(code) = reap(payload) {
+                return code;
+            }
+        } else if sig > 0 {
+            forward(payload, sig);
+        } else if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            // Cannot wait for signals any more: fall back to waiting for the payload.
+            return wait_blocking(payload);
+        }
+    }
+}
+
+/// Reaps every exited child; returns the payload's exit code if it was among them.
+fn reap(payload: libc::pid_t) -> Option<i32> {
+    let mut payload_code = None;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes only into `status`.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return payload_code;
+        }
+        if pid == payload {
+            payload_code = Some(exit_code(status));
+        }
+    }
+}
+
+fn wait_blocking(payload: libc::pid_t) -> i32 {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes only into `status`.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if pid == payload {
+            return exit_code(status);
+        }
+        if pid < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return 1;
+        }
+    }
+}
+
+/// The payload's own code, or 128 + signal like a shell reports it (pid 1 cannot
+/// re-raise a signal on itself).
+fn exit_code(status: libc::c_int) -> i32 {
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        1
+    }
+}
+
+fn forward(payload: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: kill only sends a signal.
+    unsafe {
+        // The payload's group first (its children too); if it left that group, itself.
+        if libc::kill(-payload, sig) == -1 {
+            libc::kill(payload, sig);
+        }
+    }
+}

@@ -1,0 +1,523 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::exec::{self, StepError};
+use crate::spec::Limits;
+use crate::syscall::{Call, RecordingSyscall};
+use crate::template::Template;
+
+const PROGRAM: &str = "/work/target/debug/dsh-envd";
+
+fn dir_entry(mode: u32) -> HostEntry {
+    HostEntry::Dir { mode, uid: 0, gid: 0 }
+}
+
+fn link(target: &str) -> HostEntry {
+    HostEntry::Symlink { target: PathBuf::from(target) }
+}
+
+/// A merged-usr Debian host like ours: /bin, /sbin, /lib, /lib64 are symlinks into /usr,
+/// and there is no /lib32.
+fn merged_usr_host() -> HostLayout {
+    HostLayout::from_entries([
+        ("/usr".into(), dir_entry(0o755)),
+        ("/bin".into(), link("usr/bin")),
+        ("/sbin".into(), link("usr/sbin")),
+        ("/lib".into(), link("usr/lib")),
+        ("/lib64".into(), link("usr/lib64")),
+        ("/lib32".into(), HostEntry::Missing),
+        ("/etc".into(), dir_entry(0o755)),
+        ("/opt".into(), dir_entry(0o755)),
+    ])
+}
+
+fn base_spec() -> SandboxSpec {
+    let mut spec = SandboxSpec::new("sbx-1", "/s", Template::base());
+    spec.limits = Limits {
+        max_processes: Some(100),
+        max_open_files: Some(512),
+        max_file_size: Some(1 << 20),
+        max_memory: None,
+    };
+    spec
+}
+
+fn render(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        let line = match step {
+            Step::SetUmask { mask } => format!("umask {mask:03o}"),
+            Step::Unshare { namespaces } => format!("unshare {namespaces}"),
+            Step::MakeMountsPrivate => "make-rprivate /".into(),
+            Step::SetHostname { name } => format!("hostname {name}"),
+            Step::LoopbackUp => "lo up".into(),
+            Step::MakeDir { path, mode, owner } => {
+                let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
+                format!("mkdir {} {mode:04o}{owner}", path.display())
+            }
+            Step::WriteFile { path, contents, mode, replace } => {
+                let contents = match contents {
+                    Contents::Text(text) => format!("{text:?}"),
+                    Contents::PasswdWithUser { host } => format!("passwd+user({})", host.display()),
+                    Contents::GroupWithUser { host } => format!("group+user({})", host.display()),
+                };
+                let keep = if *replace { "" } else { " keep-existing" };
+                format!("write {} {mode:04o} {contents}{keep}", path.display())
+            }
+            Step::CreateFile { path, mode } => format!("touch {} {mode:04o}", path.display()),
+            Step::Symlink { target, link } => {
+                format!("symlink {} -> {}", link.display(), target.display())
+            }
+            Step::MountTmpfs { target, mode, flags } => {
+                format!("tmpfs {} mode={mode:04o} {flags}", target.display())
+            }
+            Step::MountOverlay { lower, upper, work, target } => format!(
+                "overlay {} lower={} upper={} work={}",
+                target.display(),
+                lower.display(),
+                upper.display(),
+                work.display()
+            ),
+            Step::Bind { source, target, read_only } => format!(
+                "bind {} {} {}",
+                source.display(),
+                target.display(),
+                if *read_only { "ro" } else { "rw" }
+            ),
+            Step::MountProc { target } => format!("proc {}", target.display()),
+            Step::MountSysfs { target } => format!("sysfs {}", target.display()),
+            Step::MountDevpts { target } => format!("devpts {}", target.display()),
+            Step::PivotRoot { new_root } => format!("pivot_root {}", new_root.display()),
+            Step::SetRlimit { resource, limit } => format!("rlimit {resource} {limit}"),
+        };
+        writeln!(out, "{line}").unwrap();
+    }
+    out
+}
+
+fn render_calls(calls: &[Call]) -> String {
+    let mut out = String::new();
+    for call in calls {
+        let line = match call {
+            Call::Umask(mask) => format!("umask({mask:03o})"),
+            Call::Unshare(ns) => format!("unshare({ns})"),
+            Call::Mount { source, target, fstype, flags, data } => format!(
+                "mount({}, {}, {}, {flags}, {})",
+                source.as_ref().map_or("NULL".into(), |s| s.display().to_string()),
+                target.display(),
+                fstype.as_deref().unwrap_or("NULL"),
+                data.as_deref().unwrap_or("NULL")
+            ),
+            Call::Umount { target, detach } => format!(
+                "umount2({}, {})",
+                target.display(),
+                if *detach { "MNT_DETACH" } else { "0" }
+            ),
+            Call::Chdir(path) => format!("chdir({})", path.display()),
+            Call::PivotRoot { new_root, put_old } => {
+                format!("pivot_root({}, {})", new_root.display(), put_old.display())
+            }
+            Call::SetHostname(name) => format!("sethostname({name})"),
+            Call::LoopbackUp => "loopback_up()".into(),
+            Call::Mkdir { path, mode } => format!("mkdir({}, {mode:04o})", path.display()),
+            Call::Chmod { path, mode } => format!("chmod({}, {mode:04o})", path.display()),
+            Call::Chown { path, uid, gid } => format!("chown({}, {uid}, {gid})", path.display()),
+            Call::Symlink { target, link } => {
+                format!("symlink({}, {})", target.display(), link.display())
+            }
+            Call::CreateFile { path, mode } => format!("create({}, {mode:04o})", path.display()),
+            Call::WriteFile { path, contents, mode } => {
+                format!("write({}, {contents:?}, {mode:04o})", path.display())
+            }
+            Call::SetRlimit { resource, soft, hard } => {
+                format!("setrlimit({resource}, {soft}, {hard})")
+            }
+        };
+        writeln!(out, "{line}").unwrap();
+    }
+    out
+}
+
+#[test]
+fn base_plan_on_a_merged_usr_host() {
+    let steps = build(&base_spec(), &merged_usr_host(), Path::new(PROGRAM)).unwrap();
+    let expected = r#"umask 022
+unshare mount|uts|ipc
+make-rprivate /
+hostname sbx-1
+mkdir /s/rootfs 0755
+mkdir /s/home 0755
+mkdir /s/home/user 0755 1000:1000
+mkdir /s/root 0700
+mkdir /s/var 0755
+mkdir /s/var/tmp 1777
+tmpfs /s/rootfs mode=0755 0
+mkdir /s/overlay/usr/upper 0755 0:0
+mkdir /s/overlay/usr/work 0700
+mkdir /s/rootfs/usr 0755
+overlay /s/rootfs/usr lower=/usr upper=/s/overlay/usr/upper work=/s/overlay/usr/work
+symlink /s/rootfs/bin -> usr/bin
+symlink /s/rootfs/sbin -> usr/sbin
+symlink /s/rootfs/lib -> usr/lib
+symlink /s/rootfs/lib64 -> usr/lib64
+mkdir /s/overlay/etc/upper 0755 0:0
+mkdir /s/overlay/etc/work 0700
+write /s/overlay/etc/upper/passwd 0644 passwd+user(/etc/passwd) keep-existing
+write /s/overlay/etc/upper/group 0644 group+user(/etc/group) keep-existing
+write /s/overlay/etc/upper/hostname 0644 "sbx-1\n"
+write /s/overlay/etc/upper/hosts 0644 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsbx-1\n" keep-existing
+mkdir /s/rootfs/etc 0755
+overlay /s/rootfs/etc lower=/etc upper=/s/overlay/etc/upper work=/s/overlay/etc/work
+mkdir /s/overlay/opt/upper 0755 0:0
+mkdir /s/overlay/opt/work 0700
+mkdir /s/rootfs/opt 0755
+overlay /s/rootfs/opt lower=/opt upper=/s/overlay/opt/upper work=/s/overlay/opt/work
+mkdir /s/rootfs/proc 0555
+proc /s/rootfs/proc
+mkdir /s/rootfs/sys 0555
+sysfs /s/rootfs/sys
+mkdir /s/rootfs/dev 0755
+tmpfs /s/rootfs/dev mode=0755 NOSUID|NOEXEC
+touch /s/rootfs/dev/null 0666
+bind /dev/null /s/rootfs/dev/null rw
+touch /s/rootfs/dev/zero 0666
+bind /dev/zero /s/rootfs/dev/zero rw
+touch /s/rootfs/dev/full 0666
+bind /dev/full /s/rootfs/dev/full rw
+touch /s/rootfs/dev/random 0666
+bind /dev/random /s/rootfs/dev/random rw
+touch /s/rootfs/dev/urandom 0666
+bind /dev/urandom /s/rootfs/dev/urandom rw
+touch /s/rootfs/dev/tty 0666
+bind /dev/tty /s/rootfs/dev/tty rw
+mkdir /s/rootfs/dev/pts 0755
+devpts /s/rootfs/dev/pts
+symlink /s/rootfs/dev/ptmx -> pts/ptmx
+mkdir /s/rootfs/dev/shm 1777
+tmpfs /s/rootfs/dev/shm mode=1777 NOSUID|NODEV|NOEXEC
+symlink /s/rootfs/dev/fd -> /proc/self/fd
+symlink /s/rootfs/dev/stdin -> /proc/self/fd/0
+symlink /s/rootfs/dev/stdout -> /proc/self/fd/1
+symlink /s/rootfs/dev/stderr -> /proc/self/fd/2
+mkdir /s/rootfs/tmp 0755
+tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV
+mkdir /s/rootfs/run 0755
+tmpfs /s/rootfs/run mode=0755 NOSUID|NODEV
+mkdir /s/rootfs/home 0755
+bind /s/home /s/rootfs/home rw
+mkdir /s/rootfs/root 0700
+bind /s/root /s/rootfs/root rw
+mkdir /s/rootfs/var 0755
+bind /s/var /s/rootfs/var rw
+mkdir /s/rootfs/.dsh/bin 0755
+touch /s/rootfs/.dsh/bin/dsh-envd 0755
+bind /work/target/debug/dsh-envd /s/rootfs/.dsh/bin/dsh-envd ro
+pivot_root /s/rootfs
+rlimit RLIMIT_NPROC 100
+rlimit RLIMIT_NOFILE 512
+rlimit RLIMIT_FSIZE 1048576
+"#;
+    assert_eq!(render(&steps), expected);
+}
+
+#[test]
+fn no_network_adds_a_net_namespace_with_loopback_up() {
+    let mut spec = base_spec();
+    spec.net = Net::None;
+    let steps = build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap();
+    assert_eq!(
+        render(&steps[..6]),
+        "umask 022\nunshare mount|uts|ipc|net\nmake-rprivate /\nhostname sbx-1\nlo up\nmkdir /s/rootfs 0755\n"
+    );
+}
+
+#[test]
+fn template_extras_files_nesting_and_memory_limit() {
+    let mut spec = base_spec();
+    spec.template = Template {
+        name: "custom".into(),
+        read_only_paths: vec![
+            "/usr".into(),
+            "/usr/local/lib".into(), // covered by /usr
+            "/srv/models".into(),
+            "/srv/models".into(), // duplicate
+            "/srv/motd".into(),
+            "/nowhere".into(),
+        ],
+        env: Default::default(),
+        workdir: "/home/user".into(),
+    };
+    spec.limits = Limits {
+        max_processes: None,
+        max_open_files: None,
+        max_file_size: None,
+        max_memory: Some(2 << 30),
+    };
+    let layout = HostLayout::from_entries([
+        ("/usr".into(), dir_entry(0o755)),
+        ("/usr/local/lib".into(), dir_entry(0o755)),
+        ("/srv/models".into(), HostEntry::Dir { mode: 0o750, uid: 0, gid: 1000 }),
+        ("/srv/motd".into(), HostEntry::File),
+    ]);
+    assert_eq!(
+        shown_paths(&spec),
+        [
+            Path::new("/usr"),
+            Path::new("/srv/models"),
+            Path::new("/srv/motd"),
+            Path::new("/nowhere")
+        ]
+    );
+    let steps = build(&spec, &layout, Path::new(PROGRAM)).unwrap();
+    let text = render(&steps);
+    let start = text.find("mkdir /s/overlay/srv%2Fmodels").unwrap();
+    let end = text.find("mkdir /s/rootfs/proc").unwrap();
+    assert_eq!(
+        &text[start..end],
+        "mkdir /s/overlay/srv%2Fmodels/upper 0750 0:1000
+mkdir /s/overlay/srv%2Fmodels/work 0700
+mkdir /s/rootfs/srv/models 0755
+overlay /s/rootfs/srv/models lower=/srv/models upper=/s/overlay/srv%2Fmodels/upper work=/s/overlay/srv%2Fmodels/work
+touch /s/rootfs/srv/motd 0644
+bind /srv/motd /s/rootfs/srv/motd ro
+mkdir /s/rootfs/etc 0755
+write /s/rootfs/etc/passwd 0644 passwd+user(/etc/passwd)
+write /s/rootfs/etc/group 0644 group+user(/etc/group)
+write /s/rootfs/etc/hostname 0644 \"sbx-1\\n\"
+write /s/rootfs/etc/hosts 0644 \"127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n127.0.1.1\\tsbx-1\\n\"
+"
+    );
+    assert!(!text.contains("/usr/local/lib"));
+    assert!(!text.contains("nowhere"));
+    assert!(text.ends_with("pivot_root /s/rootfs\nrlimit RLIMIT_AS 2147483648\n"));
+}
+
+#[test]
+fn invalid_specs_and_programs_are_rejected_before_any_step() {
+    let mut spec = base_spec();
+    spec.id = "not a hostname".into();
+    assert!(matches!(
+        build(&spec, &merged_usr_host(), Path::new(PROGRAM)),
+        Err(Error::InvalidId { .. })
+    ));
+    assert!(matches!(
+        build(&base_spec(), &merged_usr_host(), Path::new("relative/envd")),
+        Err(Error::InvalidPath { what: "program", .. })
+    ));
+    assert_eq!(program_inside(Path::new("/bin/sh")).unwrap(), Path::new("/.dsh/bin/sh"));
+}
+
+/// A template small enough to pin every recorded system call.
+fn minimal_spec() -> (SandboxSpec, HostLayout) {
+    let mut spec = SandboxSpec::new("box", "/s", Template::base());
+    spec.template.read_only_paths = vec!["/etc".into(), "/bin".into()];
+    spec.limits = Limits {
+        max_processes: None,
+        max_open_files: Some(256),
+        max_file_size: None,
+        max_memory: None,
+    };
+    spec.net = Net::None;
+    let layout = HostLayout::from_entries([
+        ("/etc".into(), dir_entry(0o755)),
+        ("/bin".into(), link("usr/bin")),
+    ]);
+    (spec, layout)
+}
+
+fn host_account_files() -> RecordingSyscall {
+    RecordingSyscall::new()
+        .with_file(
+            "/etc/passwd",
+            "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n",
+        )
+        .with_file("/etc/group", "root:x:0:\nalice:x:1000:\n")
+}
+
+#[test]
+fn executor_records_the_exact_system_calls() {
+    let (spec, layout) = minimal_spec();
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let sys = host_account_files();
+    exec::apply(&sys, &steps).unwrap();
+    let expected = r#"umask(022)
+unshare(mount|uts|ipc|net)
+mount(NULL, /, NULL, REC|PRIVATE, NULL)
+sethostname(box)
+loopback_up()
+mkdir(/s/rootfs, 0755)
+chmod(/s/rootfs, 0755)
+mkdir(/s/home, 0755)
+chmod(/s/home, 0755)
+mkdir(/s/home/user, 0755)
+chmod(/s/home/user, 0755)
+chown(/s/home/user, 1000, 1000)
+mkdir(/s/root, 0700)
+chmod(/s/root, 0700)
+mkdir(/s/var, 0755)
+chmod(/s/var, 0755)
+mkdir(/s/var/tmp, 1777)
+chmod(/s/var/tmp, 1777)
+mount(tmpfs, /s/rootfs, tmpfs, 0, mode=0755)
+mkdir(/s/overlay/etc/upper, 0755)
+chmod(/s/overlay/etc/upper, 0755)
+chown(/s/overlay/etc/upper, 0, 0)
+mkdir(/s/overlay/etc/work, 0700)
+chmod(/s/overlay/etc/work, 0700)
+write(/s/overlay/etc/upper/passwd, "root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::/home/user:/bin/bash\n", 0644)
+write(/s/overlay/etc/upper/group, "root:x:0:\nuser:x:1000:\n", 0644)
+write(/s/overlay/etc/upper/hostname, "box\n", 0644)
+write(/s/overlay/etc/upper/hosts, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tbox\n", 0644)
+mkdir(/s/rootfs/etc, 0755)
+chmod(/s/rootfs/etc, 0755)
+mount(overlay, /s/rootfs/etc, overlay, 0, lowerdir=/etc,upperdir=/s/overlay/etc/upper,workdir=/s/overlay/etc/work)
+symlink(usr/bin, /s/rootfs/bin)
+mkdir(/s/rootfs/proc, 0555)
+chmod(/s/rootfs/proc, 0555)
+mount(proc, /s/rootfs/proc, proc, NOSUID|NODEV|NOEXEC, NULL)
+mkdir(/s/rootfs/sys, 0555)
+chmod(/s/rootfs/sys, 0555)
+mount(sysfs, /s/rootfs/sys, sysfs, RDONLY|NOSUID|NODEV|NOEXEC, NULL)
+mkdir(/s/rootfs/dev, 0755)
+chmod(/s/rootfs/dev, 0755)
+mount(tmpfs, /s/rootfs/dev, tmpfs, NOSUID|NOEXEC, mode=0755)
+create(/s/rootfs/dev/null, 0666)
+mount(/dev/null, /s/rootfs/dev/null, NULL, BIND, NULL)
+create(/s/rootfs/dev/zero, 0666)
+mount(/dev/zero, /s/rootfs/dev/zero, NULL, BIND, NULL)
+create(/s/rootfs/dev/full, 0666)
+mount(/dev/full, /s/rootfs/dev/full, NULL, BIND, NULL)
+create(/s/rootfs/dev/random, 0666)
+mount(/dev/random, /s/rootfs/dev/random, NULL, BIND, NULL)
+create(/s/rootfs/dev/urandom, 0666)
+mount(/dev/urandom, /s/rootfs/dev/urandom, NULL, BIND, NULL)
+create(/s/rootfs/dev/tty, 0666)
+mount(/dev/tty, /s/rootfs/dev/tty, NULL, BIND, NULL)
+mkdir(/s/rootfs/dev/pts, 0755)
+chmod(/s/rootfs/dev/pts, 0755)
+mount(devpts, /s/rootfs/dev/pts, devpts, NOSUID|NOEXEC, newinstance,ptmxmode=0666,mode=0620)
+symlink(pts/ptmx, /s/rootfs/dev/ptmx)
+mkdir(/s/rootfs/dev/shm, 1777)
+chmod(/s/rootfs/dev/shm, 1777)
+mount(tmpfs, /s/rootfs/dev/shm, tmpfs, NOSUID|NODEV|NOEXEC, mode=1777)
+symlink(/proc/self/fd, /s/rootfs/dev/fd)
+symlink(/proc/self/fd/0, /s/rootfs/dev/stdin)
+symlink(/proc/self/fd/1, /s/rootfs/dev/stdout)
+symlink(/proc/self/fd/2, /s/rootfs/dev/stderr)
+mkdir(/s/rootfs/tmp, 0755)
+chmod(/s/rootfs/tmp, 0755)
+mount(tmpfs, /s/rootfs/tmp, tmpfs, NOSUID|NODEV, mode=1777)
+mkdir(/s/rootfs/run, 0755)
+chmod(/s/rootfs/run, 0755)
+mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755)
+mkdir(/s/rootfs/home, 0755)
+chmod(/s/rootfs/home, 0755)
+mount(/s/home, /s/rootfs/home, NULL, BIND, NULL)
+mkdir(/s/rootfs/root, 0700)
+chmod(/s/rootfs/root, 0700)
+mount(/s/root, /s/rootfs/root, NULL, BIND, NULL)
+mkdir(/s/rootfs/var, 0755)
+chmod(/s/rootfs/var, 0755)
+mount(/s/var, /s/rootfs/var, NULL, BIND, NULL)
+mkdir(/s/rootfs/.dsh/bin, 0755)
+chmod(/s/rootfs/.dsh/bin, 0755)
+create(/s/rootfs/.dsh/bin/sh, 0755)
+mount(/bin/sh, /s/rootfs/.dsh/bin/sh, NULL, BIND, NULL)
+mount(NULL, /s/rootfs/.dsh/bin/sh, NULL, RDONLY|NOSUID|NODEV|REMOUNT|BIND, NULL)
+chdir(/s/rootfs)
+pivot_root(., .)
+umount2(., MNT_DETACH)
+chdir(/)
+setrlimit(RLIMIT_NOFILE, 256, 256)
+"#;
+    assert_eq!(render_calls(&sys.calls()), expected);
+}
+
+#[test]
+fn no_mount_happens_before_the_mount_namespace_is_private_and_all_land_in_the_new_root() {
+    let (spec, layout) = minimal_spec();
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let sys = host_account_files();
+    exec::apply(&sys, &steps).unwrap();
+    let calls = sys.calls();
+    let unshare = calls.iter().position(|c| matches!(c, Call::Unshare(ns) if ns.mount)).unwrap();
+    let mounts: Vec<(usize, &Call)> =
+        calls.iter().enumerate().filter(|(_, c)| matches!(c, Call::Mount { .. })).collect();
+    let (first_index, first) = mounts[0];
+    assert!(unshare < first_index);
+    assert_eq!(
+        first,
+        &Call::Mount {
+            source: None,
+            target: "/".into(),
+            fstype: None,
+            flags: MountFlags::REC | MountFlags::PRIVATE,
+            data: None,
+        }
+    );
+    for (_, mount) in &mounts[1..] {
+        let Call::Mount { target, .. } = mount else { unreachable!() };
+        assert!(target.starts_with("/s/rootfs"), "{mount:?} outside the new root");
+    }
+}
+
+#[test]
+fn a_failing_step_stops_the_plan_and_names_the_step() {
+    let (spec, layout) = minimal_spec();
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let sys = host_account_files().fail_when(
+        |call| matches!(call, Call::Mount { fstype: Some(t), .. } if t == "overlay"),
+        libc::EPERM,
+    );
+    let err: StepError = exec::apply(&sys, &steps).unwrap_err();
+    assert!(matches!(err.step, Step::MountOverlay { .. }));
+    assert_eq!(err.source.raw_os_error(), Some(libc::EPERM));
+    assert_eq!(
+        err.to_string(),
+        "mount overlay of /etc at /s/rootfs/etc: Operation not permitted (os error 1)"
+    );
+    assert!(matches!(sys.calls().last(), Some(Call::Mount { .. })));
+    assert!(!sys.calls().iter().any(|c| matches!(c, Call::PivotRoot { .. })));
+}
+
+#[test]
+fn an_earlier_runs_account_files_and_directories_are_kept() {
+    let (spec, layout) = minimal_spec();
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let sys = host_account_files()
+        .with_file("/s/overlay/etc/upper/passwd", "edited inside\n")
+        .with_file("/s/overlay/etc/upper/hosts", "edited inside\n")
+        .with_dir("/s/home/user");
+    exec::apply(&sys, &steps).unwrap();
+    let written: Vec<PathBuf> = sys
+        .calls()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::WriteFile { path, .. } => Some(path),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        written,
+        [
+            PathBuf::from("/s/overlay/etc/upper/group"),
+            PathBuf::from("/s/overlay/etc/upper/hostname")
+        ]
+    );
+    // An existing home is fine, and its owner is put back to user.
+    let calls = sys.calls();
+    let at = calls
+        .iter()
+        .position(|c| matches!(c, Call::Mkdir { path, .. } if path == Path::new("/s/home/user")))
+        .unwrap();
+    assert_eq!(
+        &calls[at + 1..at + 3],
+        [
+            Call::Chmod { path: "/s/home/user".into(), mode: 0o755 },
+            Call::Chown { path: "/s/home/user".into(), uid: 1000, gid: 1000 }
+        ]
+    );
+}

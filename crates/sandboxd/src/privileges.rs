@@ -1,0 +1,120 @@
+//! Can this process create sandboxes? Checked before cloning so the caller gets a
+//! precise [`Missing`] instead of a bare EPERM.
+
+use std::fs;
+
+use crate::error::Missing;
+
+/// Bits in the capability sets.
+const CAP_SYS_ADMIN: u32 = 21;
+const CAP_SYS_RESOURCE: u32 = 24;
+
+/// What decides whether namespaces can be created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    pub euid: u32,
+    pub cap_sys_admin: bool,
+    /// `Ok` if unprivileged user namespaces are available, else why not.
+    pub user_namespaces: Result<(), String>,
+}
+
+impl Facts {
+    pub fn of_this_process() -> Facts {
+        Facts {
+            euid: rustix::process::geteuid().as_raw(),
+            cap_sys_admin: effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0),
+            user_namespaces: user_namespaces(),
+        }
+    }
+}
+
+/// The decision, as a pure function of the facts.
+pub fn classify(facts: &Facts) -> Result<(), Missing> {
+    if facts.euid != 0 {
+        return Err(match &facts.user_namespaces {
+            Err(why) => {
+                Missing::RootAndUserNamespaces { euid: facts.euid, user_namespaces: why.clone() }
+            }
+            Ok(()) => Missing::Root { euid: facts.euid },
+        });
+    }
+    if !facts.cap_sys_admin {
+        return Err(Missing::CapSysAdmin);
+    }
+    Ok(())
+}
+
+/// Whether this process may raise hard rlimits (containers often drop the capability).
+pub fn can_raise_hard_limits() -> bool {
+    effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_RESOURCE) != 0)
+}
+
+/// Checks this process.
+pub fn check() -> Result<(), Missing> {
+    classify(&Facts::of_this_process())
+}
+
+fn effective_caps() -> Option<u64> {
+    let status = fs::read_to_string("/proc/self/status").ok()?;
+    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+    u64::from_str_radix(hex.trim(), 16).ok()
+}
+
+fn user_namespaces() -> Result<(), String> {
+    let read = |path: &str| fs::read_to_string(path).ok().map(|s| s.trim().to_owned());
+    match read("/proc/sys/user/max_user_namespaces").as_deref() {
+        None => return Err("the kernel has no user namespaces".into()),
+        Some("0") => return Err("user.max_user_namespaces is 0".into()),
+        Some(_) => {}
+    }
+    if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        return Err("kernel.unprivileged_userns_clone is 0".into());
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+        return Err("kernel.apparmor_restrict_unprivileged_userns is 1".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn root_with_cap_sys_admin_may_create_sandboxes() {
+        let facts = Facts {
+            euid: 0,
+            cap_sys_admin: true,
+            user_namespaces: Err("user.max_user_namespaces is 0".into()),
+        };
+        assert_eq!(classify(&facts), Ok(()));
+    }
+
+    #[test]
+    fn missing_privileges_are_named() {
+        let no_userns = Facts {
+            euid: 1000,
+            cap_sys_admin: false,
+            user_namespaces: Err("user.max_user_namespaces is 0".into()),
+        };
+        let err = classify(&no_userns).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not running as root (euid 1000) and unprivileged user namespaces are unavailable (user.max_user_namespaces is 0); run dsh-sandboxd as root"
+        );
+
+        let userns = Facts { user_namespaces: Ok(()), ..no_userns };
+        assert_eq!(classify(&userns), Err(Missing::Root { euid: 1000 }));
+
+        let capless_root = Facts { euid: 0, cap_sys_admin: false, user_namespaces: Ok(()) };
+        assert_eq!(classify(&capless_root), Err(Missing::CapSysAdmin));
+    }
+
+    #[test]
+    fn this_test_process_is_root_as_on_ci() {
+        // The integration tests need root; make a missing privilege obvious here.
+        assert_eq!(check(), Ok(()), "{:?}", Facts::of_this_process());
+    }
+}

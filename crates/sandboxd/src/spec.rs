@@ -1,0 +1,289 @@
+//! What a sandbox is: id, state directory, template, network mode and limits.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::syscall::Resource;
+use crate::template::Template;
+
+/// Paths inside the sandbox that the plan itself provides; a template cannot name them
+/// (or anything under them), because the host's copies must stay invisible.
+pub const RESERVED_PATHS: &[&str] =
+    &["/proc", "/sys", "/dev", "/tmp", "/run", "/home", "/root", "/var", "/.dsh"];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxSpec {
+    /// Also the sandbox's hostname, so it must be a valid hostname label.
+    pub id: String,
+    /// Where the sandbox's writable layers, /home and /root live on the host.
+    pub state_dir: PathBuf,
+    pub template: Template,
+    pub net: Net,
+    pub limits: Limits,
+}
+
+/// Network namespace of the sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Net {
+    /// Share the host's network: a daemon inside listening on 127.0.0.1 is reachable
+    /// from the host.
+    #[default]
+    Host,
+    /// A fresh network namespace with only the loopback interface, brought up.
+    None,
+}
+
+/// Resource limits (rlimits) for everything in the sandbox, soft = hard. `None` keeps the
+/// value the daemon itself runs with. Without CAP_SYS_RESOURCE a hard limit cannot be
+/// raised, so the launcher then lowers each value to the daemon's own hard limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// RLIMIT_NPROC. Counted per real uid across the whole host (there is no user
+    /// namespace) and not enforced for root.
+    pub max_processes: Option<u64>,
+    /// RLIMIT_NOFILE.
+    pub max_open_files: Option<u64>,
+    /// RLIMIT_FSIZE in bytes.
+    pub max_file_size: Option<u64>,
+    /// RLIMIT_AS in bytes: a cap on each process's virtual memory. Node needs at least
+    /// about 1 GiB of address space (it hangs at start-up below that).
+    pub max_memory: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_processes: Some(8192),
+            max_open_files: Some(65536),
+            max_file_size: None,
+            max_memory: None,
+        }
+    }
+}
+
+/// Smallest accepted `max_memory`: below this the sandbox's init itself cannot run.
+pub const MIN_MEMORY: u64 = 64 << 20;
+
+impl Limits {
+    /// The limits as (resource, value) pairs, in the order they are applied.
+    pub fn entries(&self) -> [(Resource, Option<u64>); 4] {
+        [
+            (Resource::Nproc, self.max_processes),
+            (Resource::Nofile, self.max_open_files),
+            (Resource::Fsize, self.max_file_size),
+            (Resource::As, self.max_memory),
+        ]
+    }
+
+    /// Every limit lowered to at most `hard(resource)` (`None` = unlimited).
+    pub fn clamped(self, hard: impl Fn(Resource) -> Option<u64>) -> Limits {
+        let clamp = |value: Option<u64>, resource| match (value, hard(resource)) {
+            (Some(value), Some(hard)) => Some(value.min(hard)),
+            (value, _) => value,
+        };
+        Limits {
+            max_processes: clamp(self.max_processes, Resource::Nproc),
+            max_open_files: clamp(self.max_open_files, Resource::Nofile),
+            max_file_size: clamp(self.max_file_size, Resource::Fsize),
+            max_memory: clamp(self.max_memory, Resource::As),
+        }
+    }
+}
+
+impl SandboxSpec {
+    /// A spec with the host network and default limits.
+    pub fn new(id: impl Into<String>, state_dir: impl Into<PathBuf>, template: Template) -> Self {
+        SandboxSpec {
+            id: id.into(),
+            state_dir: state_dir.into(),
+            template,
+            net: Net::Host,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Checks everything that can be checked without touching the system.
+    pub fn validate(&self) -> Result<()> {
+        validate_id(&self.id)?;
+        validate_mount_path("state directory", &self.state_dir)?;
+        for path in &self.template.read_only_paths {
+            validate_mount_path("template path", path)?;
+            if path == Path::new("/") {
+                return Err(invalid("template path", path, "the host root cannot be shown"));
+            }
+            if RESERVED_PATHS.iter().any(|r| path.starts_with(r)) {
+                return Err(invalid(
+                    "template path",
+                    path,
+                    "it is provided by the sandbox itself (/proc, /sys, /dev, /tmp, /run, /home, /root, /var, /.dsh)",
+                ));
+            }
+            if self.state_dir.starts_with(path) || path.starts_with(&self.state_dir) {
+                return Err(invalid(
+                    "state directory",
+                    &self.state_dir,
+                    "it overlaps a path the template shows inside the sandbox",
+                ));
+            }
+        }
+        if let Some(memory) = self.limits.max_memory
+            && memory < MIN_MEMORY
+        {
+            return Err(Error::InvalidLimit {
+                limit: "max_memory",
+                value: memory,
+                reason: "below 64 MiB even the sandbox's init cannot run",
+            });
+        }
+        if !self.template.workdir.is_absolute() {
+            return Err(invalid("workdir", &self.template.workdir, "it must be absolute"));
+        }
+        Ok(())
+    }
+}
+
+/// A hostname label: 1 to 63 ASCII letters, digits or '-', not starting or ending in '-'.
+pub fn validate_id(id: &str) -> Result<()> {
+    let reason = if id.is_empty() {
+        Some("it is empty")
+    } else if id.len() > 63 {
+        Some("it is longer than 63 characters")
+    } else if !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        Some("only ASCII letters, digits and '-' are allowed")
+    } else if id.starts_with('-') || id.ends_with('-') {
+        Some("it cannot start or end with '-'")
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(Error::InvalidId { id: id.to_owned(), reason }),
+        None => Ok(()),
+    }
+}
+
+/// Paths that end up in mount options: absolute, normalized, UTF-8 and free of the
+/// characters overlayfs uses as separators.
+fn validate_mount_path(what: &'static str, path: &Path) -> Result<()> {
+    if !path.is_absolute() {
+        return Err(invalid(what, path, "it must be absolute"));
+    }
+    if path.components().any(|c| matches!(c, Component::CurDir | Component::ParentDir)) {
+        return Err(invalid(what, path, "it must not contain '.' or '..'"));
+    }
+    let Some(text) = path.to_str() else {
+        return Err(invalid(what, path, "it must be valid UTF-8"));
+    };
+    if text.contains([',', ':', '\\']) {
+        return Err(invalid(
+            what,
+            path,
+            "',', ':' and '\\' cannot be used in overlay mount options",
+        ));
+    }
+    Ok(())
+}
+
+fn invalid(what: &'static str, path: &Path, reason: &'static str) -> Error {
+    Error::InvalidPath { what, path: path.to_owned(), reason }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn spec() -> SandboxSpec {
+        SandboxSpec::new("sbx-1", "/var/lib/dsh/sandboxes/sbx-1", Template::base())
+    }
+
+    #[test]
+    fn base_spec_is_valid() {
+        spec().validate().unwrap();
+    }
+
+    #[test]
+    fn ids_must_be_hostname_labels() {
+        for bad in ["", "-a", "a-", "a_b", "a.b", "ä", &"x".repeat(64)] {
+            let err = validate_id(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidId { .. }), "{bad:?}: {err:?}");
+        }
+        for good in ["a", "sbx-1", "I1a2B3", &"x".repeat(63)] {
+            validate_id(good).unwrap();
+        }
+    }
+
+    #[test]
+    fn template_paths_are_checked() {
+        let cases = [
+            ("usr", "it must be absolute"),
+            ("/usr/../etc", "it must not contain '.' or '..'"),
+            ("/a,b", "',', ':' and '\\' cannot be used in overlay mount options"),
+            ("/", "the host root cannot be shown"),
+            (
+                "/home/alice",
+                "it is provided by the sandbox itself (/proc, /sys, /dev, /tmp, /run, /home, /root, /var, /.dsh)",
+            ),
+            (
+                "/proc",
+                "it is provided by the sandbox itself (/proc, /sys, /dev, /tmp, /run, /home, /root, /var, /.dsh)",
+            ),
+        ];
+        for (path, expected) in cases {
+            let mut spec = spec();
+            spec.template.read_only_paths.push(path.into());
+            match spec.validate().unwrap_err() {
+                Error::InvalidPath { reason, .. } => assert_eq!(reason, expected, "{path}"),
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn limits_are_clamped_to_what_can_be_granted() {
+        let limits = Limits {
+            max_processes: Some(100),
+            max_open_files: Some(65536),
+            max_file_size: None,
+            max_memory: Some(1 << 30),
+        };
+        let clamped = limits.clamped(|resource| match resource {
+            Resource::Nofile => Some(20000),
+            Resource::Nproc => Some(1000),
+            _ => None,
+        });
+        assert_eq!(
+            clamped,
+            Limits {
+                max_processes: Some(100),
+                max_open_files: Some(20000),
+                max_file_size: None,
+                max_memory: Some(1 << 30),
+            }
+        );
+    }
+
+    #[test]
+    fn a_memory_cap_too_small_for_the_init_is_rejected() {
+        let mut spec = spec();
+        spec.limits.max_memory = Some(1 << 20);
+        assert!(matches!(spec.validate(), Err(Error::InvalidLimit { limit: "max_memory", .. })));
+    }
+
+    #[test]
+    fn state_dir_must_not_overlap_a_shown_path() {
+        let mut spec = spec();
+        spec.state_dir = "/opt/dsh/state".into();
+        let err = spec.validate().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid state directory \"/opt/dsh/state\": it overlaps a path the template shows inside the sandbox"
+        );
+        spec.state_dir = "/".into();
+        assert!(spec.validate().is_err());
+        spec.state_dir = "relative".into();
+        assert!(spec.validate().is_err());
+    }
+}

@@ -1,0 +1,52 @@
+//! What the launcher and the init say to each other over the control socket (fd 3 in
+//! the init): the launcher writes one [`InitConfig`] and shuts its side down; the init
+//! answers with one [`Report`] (JSON) and closes. If the init binary cannot even be
+//! executed, the cloned child writes [`EXEC_FAILED`] followed by the errno (4 bytes,
+//! native endian) instead.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Step;
+
+/// The init's end of the control socket.
+pub(crate) const CONTROL_FD: i32 = 3;
+
+/// First byte of the message the cloned child writes when `execve` of the init fails.
+pub(crate) const EXEC_FAILED: u8 = 0xFF;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct InitConfig {
+    pub steps: Vec<Step>,
+    /// Path of the payload inside the sandbox.
+    pub program: PathBuf,
+    /// Arguments after argv[0], as raw bytes.
+    pub args: Vec<Vec<u8>>,
+    pub env: Vec<(String, String)>,
+    pub workdir: PathBuf,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Report {
+    /// The sandbox is set up and the payload runs (pid as seen inside the sandbox).
+    Ready {
+        payload_pid: u32,
+    },
+    SetupFailed {
+        step: Step,
+        errno: Option<i32>,
+        message: String,
+    },
+    SpawnFailed {
+        errno: Option<i32>,
+        message: String,
+    },
+}
+
+pub(crate) fn io_error(errno: Option<i32>, message: String) -> std::io::Error {
+    match errno {
+        Some(errno) => std::io::Error::from_raw_os_error(errno),
+        None => std::io::Error::other(message),
+    }
+}

@@ -1,0 +1,5 @@
+mod errors;
+mod filesystem;
+mod limits;
+mod network;
+mod process;

@@ -1,0 +1,181 @@
+//! The process tree: our init is pid 1, the payload pid 2, and killing the init leaves
+//! nothing behind.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+use dsh_sandboxd::Error;
+
+use crate::common::{Shell, base_spec, host_mounts_under, launcher, run_ok};
+
+#[test]
+fn the_shell_is_pid_2_under_our_init_and_sees_only_sandbox_processes() {
+    let (_dir, spec) = base_spec("pids");
+    // Shell builtins only, so no extra process shows up in /proc.
+    let out = run_ok(
+        &spec,
+        "echo $$; for p in /proc/[0-9]*; do echo ${p#/proc/}; done; read comm < /proc/1/comm; echo $comm",
+    );
+    assert_eq!(out, "2\n1\n2\ndsh-sandbox-ini\n");
+    // `ls` itself is pid 3 (no pipeline, so nothing else runs meanwhile)
+    let out = run_ok(&spec, "ls /proc > /tmp/ls; grep -E '^[0-9]+$' /tmp/ls");
+    assert_eq!(out, "1\n2\n3\n");
+}
+
+#[test]
+fn spawn_sandboxed_finds_the_init_and_passes_arguments_and_environment() {
+    let (_dir, spec) = base_spec("free-fn");
+    let env = BTreeMap::from([("GREETING".to_owned(), "hello".to_owned())]);
+    let args: Vec<OsString> = vec![
+        "-c".into(),
+        "test \"$GREETING\" = hello && test \"$LANG\" = C.UTF-8 && test \"$(pwd)\" = /home/user && exit 5"
+            .into(),
+    ];
+    let mut process =
+        dsh_sandboxd::spawn_sandboxed(&spec, Path::new("/bin/sh"), &args, &env).unwrap();
+    assert_eq!(process.payload_pid(), 2);
+    assert_eq!(process.wait().unwrap().code(), Some(5));
+    dsh_sandboxd::destroy(&spec).unwrap();
+}
+
+#[test]
+fn an_embedded_init_gets_its_subcommand_argument() {
+    let (_dir, spec) = base_spec("init-arg");
+    let launcher = launcher().init_arg("sandbox-init");
+    let shell = Shell::start_with(&launcher, &spec, "tr '\\0' ' ' < /proc/1/cmdline").unwrap();
+    let done = shell.finish();
+    assert_eq!(done.stdout, format!("{} sandbox-init ", env!("CARGO_BIN_EXE_dsh-sandbox-init")));
+}
+
+#[test]
+fn the_payload_exit_code_is_the_sandbox_exit_code() {
+    let (_dir, spec) = base_spec("exit");
+    let done = Shell::start(&spec, "exit 3").finish();
+    assert_eq!(done.status.code(), Some(3));
+    let (_dir, spec) = base_spec("exit");
+    let done = Shell::start(&spec, "kill -KILL $$").finish();
+    assert_eq!(done.status.code(), Some(128 + 9));
+}
+
+#[test]
+fn orphans_are_reaped_by_our_init() {
+    let (_dir, spec) = base_spec("orphans");
+    // The inner shell exits at once; its background sleep is re-parented to pid 1 and
+    // exits 0.2 s later. Afterwards no zombie may remain.
+    let out = run_ok(
+        &spec,
+        "sh -c 'sleep 0.2 &'; sleep 1; for s in /proc/[0-9]*/stat; do read line < $s; echo \"$line\"; done",
+    );
+    let states: Vec<(String, String)> = out
+        .lines()
+        .map(|l| {
+            let (head, rest) = l.rsplit_once(") ").unwrap();
+            let pid = head.split_once(' ').unwrap().0.to_owned();
+            (pid, rest[..1].to_owned())
+        })
+        .collect();
+    assert!(states.iter().all(|(_, state)| state != "Z"), "{out}");
+    let pids: Vec<&str> = states.iter().map(|(pid, _)| pid.as_str()).collect();
+    assert_eq!(pids, ["1", "2"], "{out}");
+}
+
+#[test]
+fn sigterm_to_the_init_reaches_the_payload() {
+    let (_dir, spec) = base_spec("term");
+    let mut shell = Shell::start(
+        &spec,
+        "trap 'echo got-term; exit 7' TERM; echo ready; while true; do sleep 0.1; done",
+    );
+    assert_eq!(shell.read_line(), "ready");
+    shell.process.signal(libc::SIGTERM).unwrap();
+    let done = shell.finish();
+    assert_eq!(done.status.code(), Some(7));
+    assert_eq!(done.stdout, "got-term\n");
+}
+
+#[test]
+fn kill_and_destroy_leave_no_process_mount_or_directory() {
+    let (_dir, spec) = base_spec("kill");
+    let mut shell = Shell::start(&spec, "sleep 1000 & sleep 1000 & echo ready; wait");
+    assert_eq!(shell.read_line(), "ready");
+    let state_dir = fs::canonicalize(&spec.state_dir).unwrap();
+    let pids = shell.host_pids();
+    // init, sh, two sleeps
+    assert_eq!(pids.len(), 4, "{pids:?}");
+    assert!(pids.contains(&shell.process.pid()));
+    // Mounts are made in the sandbox's own mount namespace: none is visible on the host,
+    // even while it runs.
+    assert_eq!(host_mounts_under(&state_dir), Vec::<std::path::PathBuf>::new());
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mountinfo.contains(state_dir.to_str().unwrap()), "{mountinfo}");
+
+    // destroy refuses while the sandbox runs
+    let err = dsh_sandboxd::destroy(&spec).unwrap_err();
+    assert!(matches!(err, Error::StillRunning { pid } if pid == shell.process.pid()), "{err:?}");
+
+    shell.process.kill().unwrap();
+    let status = shell.process.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    for pid in &pids {
+        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "process {pid} survived the kill");
+    }
+    assert!(host_mounts_under(&state_dir).is_empty());
+    dsh_sandboxd::destroy(&spec).unwrap();
+    assert!(!state_dir.exists());
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mountinfo.contains(state_dir.to_str().unwrap()), "{mountinfo}");
+}
+
+#[test]
+fn terminate_escalates_to_kill_after_the_grace_period() {
+    let (_dir, spec) = base_spec("grace");
+    let mut shell = Shell::start(&spec, "trap '' TERM; echo ready; while true; do sleep 0.1; done");
+    assert_eq!(shell.read_line(), "ready");
+    let started = std::time::Instant::now();
+    let status = shell.process.terminate(std::time::Duration::from_millis(300)).unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+}
+
+/// How the (tokio) control plane will use it: spawn on a blocking thread while the
+/// runtime's other threads run, then await the exit through the pidfd.
+#[test]
+fn sandboxes_start_from_a_multi_threaded_tokio_runtime_and_are_awaited_by_pidfd() {
+    use tokio::io::Interest;
+    use tokio::io::unix::AsyncFd;
+
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let busy = tokio::spawn(async {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+        });
+        let mut sandboxes = Vec::new();
+        for n in 0..4 {
+            let (dir, spec) = base_spec("tokio");
+            let process = tokio::task::spawn_blocking(move || {
+                let payload =
+                    dsh_sandboxd::Payload::new("/bin/sh").args(["-c", &format!("exit {n}")]);
+                launcher().spawn(&spec, payload).unwrap()
+            })
+            .await
+            .unwrap();
+            sandboxes.push((dir, n, process));
+        }
+        for (_dir, n, mut process) in sandboxes {
+            let fd = process.pidfd().try_clone_to_owned().unwrap();
+            // SAFETY: `fd` is an owned pidfd that stays open while the AsyncFd owns it.
+            let exited = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }
+                .map_err(|e| e.to_string())
+                .unwrap();
+            let _ready = exited.readable().await.unwrap();
+            assert_eq!(process.try_wait().unwrap().and_then(|s| s.code()), Some(n));
+        }
+        busy.abort();
+    });
+}
