@@ -196,3 +196,59 @@ async fn access_token_guards_rpcs_and_files_accept_signatures() {
         .unwrap();
     assert_eq!(expired.status().as_u16(), 401);
 }
+
+#[tokio::test]
+async fn upload_larger_than_free_space_is_507_and_the_daemon_keeps_serving() {
+    let envd = common::start().await;
+    let small = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(small.path())
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "tests run as root and mount a 64 KiB tmpfs");
+    let target = small.path().join("big.bin");
+    let response = envd
+        .http
+        .post(envd.url(&format!("/files?path={}", target.display())))
+        .header("content-type", "application/octet-stream")
+        .body(vec![7u8; 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap();
+    let unmounted = std::process::Command::new("umount").arg(small.path()).status().unwrap();
+    assert!(unmounted.success());
+    assert_eq!(status, 507);
+    assert_eq!(body["code"], 507);
+    assert!(
+        body["message"].as_str().unwrap().starts_with("not enough disk space to write"),
+        "{body}"
+    );
+    let health = envd.http.get(envd.url("/health")).send().await.unwrap();
+    assert_eq!(health.status().as_u16(), 204);
+}
+
+#[tokio::test]
+async fn a_path_nobody_may_write_is_a_clear_error() {
+    let envd = common::start().await;
+    let response = envd
+        .http
+        .post(envd.url("/files?path=/proc/dsh-envd-cannot-write-here"))
+        .header("content-type", "application/octet-stream")
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 500);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["code"], 500);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("error writing '/proc/dsh-envd-cannot-write-here'"),
+        "{body}"
+    );
+}
