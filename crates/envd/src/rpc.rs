@@ -12,8 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, post};
 use bytes::Bytes;
 use dsh_proto::connect::{
     self, Code, Codec, ConnectError, EndStream, EnvelopeDecoder, FLAG_END_STREAM, Framing,
@@ -396,4 +398,53 @@ pub fn unknown_procedure(path: &str) -> Response {
     let mut response = unary_error(&error);
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
+}
+
+/// A unary procedure as an axum route: `handler(envd, request, context)`.
+pub fn unary_route<Req, Resp, F, Fut>(handler: F) -> MethodRouter<Arc<Envd>>
+where
+    Req: WireMessage,
+    Resp: WireMessage,
+    F: Fn(Arc<Envd>, Req, CallContext) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Resp, ConnectError>> + Send + 'static,
+{
+    post(move |State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes| {
+        let handler = handler.clone();
+        let shared = Arc::clone(&envd);
+        unary(envd, headers, body, move |request, context| handler(shared, request, context))
+    })
+}
+
+/// A server-streaming procedure as an axum route: `handler(envd, request, context, writer)`.
+pub fn server_stream_route<Req, Resp, F, Fut>(handler: F) -> MethodRouter<Arc<Envd>>
+where
+    Req: WireMessage,
+    Resp: WireMessage,
+    F: Fn(Arc<Envd>, Req, CallContext, StreamWriter<Resp>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
+{
+    post(move |State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes| {
+        let handler = handler.clone();
+        let shared = Arc::clone(&envd);
+        server_stream(envd, headers, body, move |request, context, out| {
+            handler(shared, request, context, out)
+        })
+    })
+}
+
+/// A client-streaming procedure as an axum route: `handler(envd, requests, context)`.
+pub fn client_stream_route<Req, Resp, F, Fut>(handler: F) -> MethodRouter<Arc<Envd>>
+where
+    Req: WireMessage,
+    Resp: WireMessage,
+    F: Fn(Arc<Envd>, RequestStream<Req>, CallContext) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Resp, ConnectError>> + Send + 'static,
+{
+    post(move |State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Body| {
+        let handler = handler.clone();
+        let shared = Arc::clone(&envd);
+        client_stream(envd, headers, body, move |requests, context| {
+            handler(shared, requests, context)
+        })
+    })
 }

@@ -9,10 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::routing::post;
-use bytes::Bytes;
 use dsh_proto::connect::{Code, ConnectError};
 use dsh_proto::filesystem::*;
 
@@ -22,41 +18,11 @@ use crate::users::User;
 
 pub fn routes() -> Router<Arc<Envd>> {
     Router::new()
-        .route(
-            "/filesystem.Filesystem/Stat",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| stat(envd, r, c)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/MakeDir",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| make_dir(envd, r, c)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/Move",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| move_entry(envd, r, c)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/ListDir",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| list_dir(envd, r, c)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/Remove",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| remove(envd, r, c)).await
-            }),
-        )
+        .route("/filesystem.Filesystem/Stat", rpc::unary_route(stat))
+        .route("/filesystem.Filesystem/MakeDir", rpc::unary_route(make_dir))
+        .route("/filesystem.Filesystem/Move", rpc::unary_route(move_entry))
+        .route("/filesystem.Filesystem/ListDir", rpc::unary_route(list_dir))
+        .route("/filesystem.Filesystem/Remove", rpc::unary_route(remove))
         .merge(watch::routes())
 }
 

@@ -7,10 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::routing::post;
-use bytes::Bytes;
 use dsh_proto::connect::{Code, ConnectError};
 use dsh_proto::filesystem::*;
 use futures_util::StreamExt as _;
@@ -26,34 +22,10 @@ const MAX_BUFFERED_EVENTS: usize = 100_000;
 
 pub fn routes() -> Router<Arc<Envd>> {
     Router::new()
-        .route(
-            "/filesystem.Filesystem/WatchDir",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::server_stream(e, h, b, move |r, c, w| watch_dir(envd, r, c, w)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/CreateWatcher",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, c| create_watcher(envd, r, c)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/GetWatcherEvents",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| get_watcher_events(envd, r)).await
-            }),
-        )
-        .route(
-            "/filesystem.Filesystem/RemoveWatcher",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| remove_watcher(envd, r)).await
-            }),
-        )
+        .route("/filesystem.Filesystem/WatchDir", rpc::server_stream_route(watch_dir))
+        .route("/filesystem.Filesystem/CreateWatcher", rpc::unary_route(create_watcher))
+        .route("/filesystem.Filesystem/GetWatcherEvents", rpc::unary_route(get_watcher_events))
+        .route("/filesystem.Filesystem/RemoveWatcher", rpc::unary_route(remove_watcher))
 }
 
 /// What to watch.
@@ -310,6 +282,7 @@ fn not_found(id: &str) -> ConnectError {
 async fn get_watcher_events(
     envd: Arc<Envd>,
     request: GetWatcherEventsRequest,
+    _: CallContext,
 ) -> Result<GetWatcherEventsResponse, ConnectError> {
     let buffer = lock(&envd.watchers.watchers)
         .get(&request.watcher_id)
@@ -325,6 +298,7 @@ async fn get_watcher_events(
 async fn remove_watcher(
     envd: Arc<Envd>,
     request: RemoveWatcherRequest,
+    _: CallContext,
 ) -> Result<RemoveWatcherResponse, ConnectError> {
     let removed = lock(&envd.watchers.watchers).remove(&request.watcher_id);
     let watcher = removed.ok_or_else(|| not_found(&request.watcher_id))?;

@@ -4,11 +4,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::routing::post;
-use bytes::Bytes;
 use dsh_proto::connect::{Code, ConnectError};
 use dsh_proto::process::*;
 use tokio::time::Instant;
@@ -22,65 +17,21 @@ const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 
 pub fn routes() -> Router<Arc<Envd>> {
     Router::new()
-        .route(
-            "/process.Process/List",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |_: ListRequest, _| list(envd)).await
-            }),
-        )
-        .route(
-            "/process.Process/Start",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::server_stream(e, h, b, move |r, c, w| start(envd, r, c, w)).await
-            }),
-        )
-        .route(
-            "/process.Process/Connect",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::server_stream(e, h, b, move |r, c, w| connect(envd, r, c, w)).await
-            }),
-        )
-        .route(
-            "/process.Process/Update",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| update(envd, r)).await
-            }),
-        )
-        .route(
-            "/process.Process/StreamInput",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Body| async move {
-                let envd = Arc::clone(&e);
-                rpc::client_stream(e, h, b, move |s, _| stream_input(envd, s)).await
-            }),
-        )
-        .route(
-            "/process.Process/SendInput",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| send_input(envd, r)).await
-            }),
-        )
-        .route(
-            "/process.Process/SendSignal",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| send_signal(envd, r)).await
-            }),
-        )
-        .route(
-            "/process.Process/CloseStdin",
-            post(|State(e): State<Arc<Envd>>, h: HeaderMap, b: Bytes| async move {
-                let envd = Arc::clone(&e);
-                rpc::unary(e, h, b, move |r, _| close_stdin(envd, r)).await
-            }),
-        )
+        .route("/process.Process/List", rpc::unary_route(list))
+        .route("/process.Process/Start", rpc::server_stream_route(start))
+        .route("/process.Process/Connect", rpc::server_stream_route(connect))
+        .route("/process.Process/Update", rpc::unary_route(update))
+        .route("/process.Process/StreamInput", rpc::client_stream_route(stream_input))
+        .route("/process.Process/SendInput", rpc::unary_route(send_input))
+        .route("/process.Process/SendSignal", rpc::unary_route(send_signal))
+        .route("/process.Process/CloseStdin", rpc::unary_route(close_stdin))
 }
 
-async fn list(envd: Arc<Envd>) -> Result<ListResponse, ConnectError> {
+async fn list(
+    envd: Arc<Envd>,
+    _: ListRequest,
+    _: CallContext,
+) -> Result<ListResponse, ConnectError> {
     let processes = envd
         .processes
         .list()
@@ -260,7 +211,11 @@ async fn send_retained_exit(
     Ok(())
 }
 
-async fn update(envd: Arc<Envd>, request: UpdateRequest) -> Result<UpdateResponse, ConnectError> {
+async fn update(
+    envd: Arc<Envd>,
+    request: UpdateRequest,
+    _: CallContext,
+) -> Result<UpdateResponse, ConnectError> {
     let selector = request
         .process
         .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
@@ -288,6 +243,7 @@ async fn write_input(
 async fn send_input(
     envd: Arc<Envd>,
     request: SendInputRequest,
+    _: CallContext,
 ) -> Result<SendInputResponse, ConnectError> {
     let selector = request
         .process
@@ -300,6 +256,7 @@ async fn send_input(
 async fn stream_input(
     envd: Arc<Envd>,
     mut requests: RequestStream<StreamInputRequest>,
+    _: CallContext,
 ) -> Result<StreamInputResponse, ConnectError> {
     let process = match requests.next().await {
         None => {
@@ -337,6 +294,7 @@ async fn stream_input(
 async fn send_signal(
     envd: Arc<Envd>,
     request: SendSignalRequest,
+    _: CallContext,
 ) -> Result<SendSignalResponse, ConnectError> {
     let selector = request
         .process
@@ -373,6 +331,7 @@ async fn send_signal(
 async fn close_stdin(
     envd: Arc<Envd>,
     request: CloseStdinRequest,
+    _: CallContext,
 ) -> Result<CloseStdinResponse, ConnectError> {
     let selector = request
         .process
