@@ -16,6 +16,8 @@ pub mod paths;
 pub mod process;
 pub mod rpc;
 pub mod state;
+#[cfg(feature = "test-support")]
+pub mod testing;
 pub mod users;
 
 use std::sync::Arc;

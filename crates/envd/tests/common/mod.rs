@@ -2,29 +2,16 @@
 //! with a temporary home), and a minimal raw Connect client.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use bytes::Bytes;
-use dsh_envd::users::UserDb;
-use dsh_envd::{Envd, EnvdConfig};
+use dsh_envd::EnvdConfig;
 use dsh_proto::connect::{self, Codec, EndStream, EnvelopeDecoder, Framing, WireMessage};
 
 pub struct TestEnvd {
     pub base: String,
     pub home: PathBuf,
-    pub envd: Arc<Envd>,
     pub http: reqwest::Client,
-    _dir: tempfile::TempDir,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for TestEnvd {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        self.envd.processes.kill_all();
-    }
+    _daemon: dsh_envd::testing::TestDaemon,
 }
 
 pub async fn start() -> TestEnvd {
@@ -32,33 +19,13 @@ pub async fn start() -> TestEnvd {
 }
 
 pub async fn start_with(config: EnvdConfig) -> TestEnvd {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home-user");
-    std::fs::create_dir(&home).unwrap();
-    std::os::unix::fs::chown(&home, Some(1000), Some(1000)).unwrap();
-    let passwd = dir.path().join("passwd");
-    let group = dir.path().join("group");
-    std::fs::write(
-        &passwd,
-        format!(
-            "root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::{}:/bin/bash\n",
-            home.display()
-        ),
-    )
-    .unwrap();
-    std::fs::write(&group, "root:x:0:\nuser:x:1000:\n").unwrap();
-    let envd = Arc::new(Envd::with_users(config, UserDb::from_files(&passwd, &group)));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let served = Arc::clone(&envd);
-    tokio::spawn(async move {
-        let _ = dsh_envd::serve(listener, served, async {
-            let _ = rx.await;
-        })
-        .await;
-    });
-    TestEnvd { base, home, envd, http: reqwest::Client::new(), _dir: dir, shutdown: Some(tx) }
+    let daemon = dsh_envd::testing::start_with(config).await.unwrap();
+    TestEnvd {
+        base: daemon.base_url.clone(),
+        home: daemon.home.clone(),
+        http: reqwest::Client::new(),
+        _daemon: daemon,
+    }
 }
 
 /// What a streaming call returned.

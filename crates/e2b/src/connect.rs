@@ -1,0 +1,179 @@
+//! Connect calls over reqwest: unary, server streams read incrementally, client streams.
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use bytes::Bytes;
+use dsh_proto::connect::{self, Codec, EndStream, EnvelopeDecoder, Framing, WireMessage};
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
+
+use crate::error::{Error, Result};
+
+/// The largest message the client accepts from a peer: a lying peer cannot make it
+/// buffer more than this.
+pub const MAX_MESSAGE_BYTES: usize = connect::DEFAULT_MAX_MESSAGE_BYTES;
+
+pub(crate) fn timeout_header(timeout: Duration) -> String {
+    // At most 10 digits per the protocol; clamp absurd values instead of failing.
+    timeout.as_millis().min(9_999_999_999).to_string()
+}
+
+pub(crate) async fn unary<Req: WireMessage, Resp: WireMessage>(
+    request: reqwest::RequestBuilder,
+    codec: Codec,
+    message: &Req,
+) -> Result<Resp> {
+    let body = codec.encode(message)?;
+    let response = request
+        .header(CONTENT_TYPE, codec.content_type(Framing::Unary))
+        .header("connect-protocol-version", "1")
+        .body(body)
+        .send()
+        .await?;
+    let status = response.status().as_u16();
+    let content_type = content_type(response.headers());
+    let bytes = response.bytes().await?;
+    if status != 200 {
+        return Err(connect::ConnectError::from_unary_response(status, &bytes).into());
+    }
+    match Codec::from_content_type(&content_type) {
+        Some((answered, Framing::Unary)) if answered == codec => Ok(codec.decode(&bytes)?),
+        _ => Err(Error::Protocol(format!("unary response has content type {content_type:?}"))),
+    }
+}
+
+fn content_type(headers: &HeaderMap) -> String {
+    headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+}
+
+/// Opens a server stream: one request envelope, then messages until the end envelope.
+pub(crate) async fn server_stream<Req: WireMessage, Resp: WireMessage>(
+    request: reqwest::RequestBuilder,
+    codec: Codec,
+    message: &Req,
+) -> Result<ResponseStream<Resp>> {
+    let payload = codec.encode(message)?;
+    let envelope = connect::encode_envelope(0, &payload).map_err(connect::ConnectError::from)?;
+    let response = request
+        .header(CONTENT_TYPE, codec.content_type(Framing::Streaming))
+        .header("connect-protocol-version", "1")
+        .body(envelope)
+        .send()
+        .await?;
+    ResponseStream::from_response(response, codec).await
+}
+
+/// Sends a client stream of already-encoded envelopes and reads the single answer.
+pub(crate) async fn client_stream<Resp: WireMessage>(
+    request: reqwest::RequestBuilder,
+    codec: Codec,
+    body: reqwest::Body,
+) -> Result<Resp> {
+    let response = request
+        .header(CONTENT_TYPE, codec.content_type(Framing::Streaming))
+        .header("connect-protocol-version", "1")
+        .body(body)
+        .send()
+        .await?;
+    let mut stream = ResponseStream::<Resp>::from_response(response, codec).await?;
+    let answer = stream
+        .next()
+        .await?
+        .ok_or_else(|| Error::Protocol("client stream answered with no message".into()))?;
+    if stream.next().await?.is_some() {
+        return Err(Error::Protocol("client stream answered with more than one message".into()));
+    }
+    Ok(answer)
+}
+
+/// Messages of a server stream, decoded as they arrive.
+pub struct ResponseStream<M> {
+    response: reqwest::Response,
+    decoder: EnvelopeDecoder,
+    codec: Codec,
+    finished: bool,
+    _message: PhantomData<fn() -> M>,
+}
+
+impl<M: WireMessage> ResponseStream<M> {
+    async fn from_response(response: reqwest::Response, codec: Codec) -> Result<Self> {
+        let status = response.status().as_u16();
+        let content_type = content_type(response.headers());
+        if status != 200 {
+            let body = response.bytes().await.unwrap_or_default();
+            return Err(connect::ConnectError::from_unary_response(status, &body).into());
+        }
+        match Codec::from_content_type(&content_type) {
+            Some((answered, Framing::Streaming)) if answered == codec => {}
+            _ => {
+                return Err(Error::Protocol(format!(
+                    "stream response has content type {content_type:?}"
+                )));
+            }
+        }
+        Ok(Self {
+            response,
+            decoder: EnvelopeDecoder::new(MAX_MESSAGE_BYTES),
+            codec,
+            finished: false,
+            _message: PhantomData,
+        })
+    }
+
+    /// The next message; `Ok(None)` after a clean end of stream. An error carried in the
+    /// end-of-stream envelope comes back as `Error::Rpc`.
+    pub async fn next(&mut self) -> Result<Option<M>> {
+        loop {
+            if self.finished {
+                return Ok(None);
+            }
+            match self.decoder.next_envelope() {
+                Err(err) => {
+                    self.finished = true;
+                    return Err(Error::Protocol(err.to_string()));
+                }
+                Ok(Some(envelope)) if envelope.is_end_stream() => {
+                    self.finished = true;
+                    let end = EndStream::from_json_bytes(&envelope.payload)
+                        .map_err(|err| Error::Protocol(err.message))?;
+                    return match end.error {
+                        Some(error) => Err(Error::Rpc(error)),
+                        None => Ok(None),
+                    };
+                }
+                Ok(Some(envelope)) => {
+                    if envelope.is_compressed() {
+                        self.finished = true;
+                        return Err(Error::Protocol(
+                            "compressed envelope although none was negotiated".into(),
+                        ));
+                    }
+                    return self.codec.decode(&envelope.payload).map(Some).map_err(|err| {
+                        self.finished = true;
+                        Error::Protocol(format!("undecodable stream message: {}", err.message))
+                    });
+                }
+                Ok(None) => {}
+            }
+            match self.response.chunk().await {
+                Ok(Some(chunk)) => self.decoder.push(&chunk),
+                Ok(None) => {
+                    self.finished = true;
+                    return Err(Error::Protocol(
+                        "stream ended without an end-of-stream message".into(),
+                    ));
+                }
+                Err(err) => {
+                    self.finished = true;
+                    return Err(err.into());
+                }
+            }
+        }
+    }
+}
+
+/// Frames messages as request envelopes for a client stream.
+pub(crate) fn envelope<M: WireMessage>(codec: Codec, message: &M) -> Result<Bytes> {
+    let payload = codec.encode(message)?;
+    Ok(connect::encode_envelope(0, &payload).map_err(connect::ConnectError::from)?)
+}

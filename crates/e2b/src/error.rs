@@ -1,0 +1,65 @@
+//! The client's one error type. Each variant says what the caller can do about it.
+
+use dsh_proto::connect::{Code, ConnectError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server answered with a Connect error; `code` tells whether retrying, fixing the
+    /// request or giving up is right (e.g. `NotFound`: the file or process does not exist).
+    #[error("{0}")]
+    Rpc(#[from] ConnectError),
+    /// A plain HTTP endpoint (control plane, `/files`) refused the request.
+    #[error("http {status}: {message}")]
+    Http { status: u16, message: String },
+    /// The connection failed or broke (daemon gone, sandbox killed mid-stream). Retrying
+    /// may help if the sandbox is still alive.
+    #[error("transport error: {0}")]
+    Transport(String),
+    /// The peer broke the protocol (malformed envelope, missing end of stream, wrong
+    /// content type, a message out of order). Not retryable: the peer is wrong.
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+    /// The call did not finish within its deadline.
+    #[error("timed out after {0:?}")]
+    Timeout(std::time::Duration),
+    /// The request itself is invalid (bad URL, missing configuration).
+    #[error("invalid request: {0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// The Connect code this error corresponds to, for callers that branch on it.
+    pub fn code(&self) -> Code {
+        match self {
+            Error::Rpc(err) => err.code,
+            Error::Http { status, .. } => Code::from_http_status(*status),
+            Error::Transport(_) => Code::Unavailable,
+            Error::Protocol(_) => Code::Internal,
+            Error::Timeout(_) => Code::DeadlineExceeded,
+            Error::Invalid(_) => Code::InvalidArgument,
+        }
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.code() == Code::NotFound
+    }
+}
+
+impl From<reqwest::Error> for Error {
+    fn from(err: reqwest::Error) -> Self {
+        if err.is_timeout() {
+            return Error::Transport(format!("request timed out: {err}"));
+        }
+        // reqwest's Display hides the cause; keep the chain so "connection refused" shows.
+        let mut text = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        Error::Transport(text)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

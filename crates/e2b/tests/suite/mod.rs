@@ -1,0 +1,2 @@
+mod envd_client;
+mod lying_peer;
