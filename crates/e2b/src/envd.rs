@@ -531,3 +531,44 @@ pub(crate) fn http_error(status: u16, body: &[u8]) -> Error {
         .unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_owned());
     Error::Http { status, message }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cloud_urls_use_routing_headers_on_supported_domains_and_the_port_host_elsewhere() {
+        assert_eq!(
+            EnvdTarget::cloud("abc123", "e2b.app"),
+            EnvdTarget {
+                base_url: "https://sandbox.e2b.app".into(),
+                sandbox_id: Some("abc123".into())
+            }
+        );
+        assert_eq!(
+            EnvdTarget::cloud("abc123", "example.org"),
+            EnvdTarget { base_url: "https://49983-abc123.example.org".into(), sandbox_id: None }
+        );
+        assert_eq!(
+            EnvdTarget::direct("http://127.0.0.1:49983/").base_url,
+            "http://127.0.0.1:49983"
+        );
+        assert_eq!(
+            EnvdTarget::routed("http://127.0.0.1:3000", "sbx").sandbox_id.as_deref(),
+            Some("sbx")
+        );
+    }
+
+    #[test]
+    fn http_errors_read_envd_bodies_or_fall_back_to_text() {
+        let err = http_error(404, br#"{"code":404,"message":"path '/x' does not exist"}"#);
+        assert!(
+            matches!(err, Error::Http { status: 404, ref message } if message == "path '/x' does not exist")
+        );
+        let err = http_error(502, b" bad gateway \n");
+        assert!(
+            matches!(err, Error::Http { status: 502, ref message } if message == "bad gateway")
+        );
+        assert!(crate::http_client().is_ok());
+    }
+}

@@ -5,8 +5,22 @@
 //! sandboxes. Only this crate (client side) and `dsh-envd` (server side) know the wire.
 
 pub mod connect;
+pub mod control;
 pub mod envd;
 pub mod error;
 
+pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
+
+/// An HTTP client for the control plane and envd: HTTP/1.1 for `http://` URLs (local
+/// sandboxes), HTTP/2 negotiated by ALPN over TLS (E2B cloud), with the OS's roots.
+pub fn http_client() -> Result<reqwest::Client> {
+    // The first caller installs the process-wide TLS provider; later calls find it set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .pool_idle_timeout(std::time::Duration::from_secs(60))
+        .build()
+        .map_err(|err| Error::Invalid(format!("cannot build the HTTP client: {err}")))
+}

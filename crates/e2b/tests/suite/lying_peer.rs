@@ -18,7 +18,7 @@ async fn lying_peer(body: &'static [u8], content_type: &'static str) -> String {
 }
 
 async fn start_against(url: &str) -> Error {
-    let client = EnvdClient::new(reqwest::Client::new(), EnvdTarget::direct(url), None);
+    let client = EnvdClient::new(dsh_e2b::http_client().unwrap(), EnvdTarget::direct(url), None);
     let options = StartOptions { cmd: "true".into(), ..StartOptions::default() };
     match client.start(options).await {
         Ok(stream) => stream.wait().await.unwrap_err(),

@@ -1,0 +1,193 @@
+//! The control-plane client (E2B's REST API, which `dsh-sandboxd` also serves): create,
+//! connect/resume, get, list, kill, pause, set timeout. The API key only ever goes to the
+//! control plane, never into a sandbox.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::envd::http_error;
+use crate::error::{Error, Result};
+
+/// E2B cloud's control plane.
+pub const E2B_API_URL: &str = "https://api.e2b.app";
+
+/// What to create.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewSandbox {
+    #[serde(rename = "templateID")]
+    pub template_id: String,
+    /// Seconds until the sandbox times out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u32>,
+    /// Pause instead of kill when the timeout passes.
+    pub auto_pause: bool,
+    #[serde(skip_serializing_if = "HashMap::is_empty")]
+    pub metadata: HashMap<String, String>,
+    /// Sandbox-wide environment variables (delivered to envd, not to the host).
+    #[serde(skip_serializing_if = "HashMap::is_empty")]
+    pub env_vars: HashMap<String, String>,
+    /// Ask for an envd access token.
+    pub secure: bool,
+}
+
+impl NewSandbox {
+    pub fn from_template(template_id: impl Into<String>) -> Self {
+        Self {
+            template_id: template_id.into(),
+            timeout: None,
+            auto_pause: false,
+            metadata: HashMap::new(),
+            env_vars: HashMap::new(),
+            secure: true,
+        }
+    }
+}
+
+/// The create/connect answer.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxInfo {
+    #[serde(rename = "sandboxID")]
+    pub sandbox_id: String,
+    #[serde(rename = "templateID")]
+    pub template_id: String,
+    pub envd_version: String,
+    #[serde(default)]
+    pub envd_access_token: Option<String>,
+    #[serde(default)]
+    pub domain: Option<String>,
+}
+
+/// A sandbox as `get` and `list` report it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxDetail {
+    #[serde(rename = "sandboxID")]
+    pub sandbox_id: String,
+    #[serde(rename = "templateID")]
+    pub template_id: String,
+    /// `running` or `paused`.
+    pub state: String,
+    #[serde(default)]
+    pub metadata: HashMap<String, String>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub end_at: Option<String>,
+}
+
+/// A client of one control plane.
+#[derive(Debug, Clone)]
+pub struct ControlPlane {
+    http: reqwest::Client,
+    api_url: String,
+    api_key: String,
+    timeout: Duration,
+}
+
+impl ControlPlane {
+    pub fn new(
+        http: reqwest::Client,
+        api_url: impl Into<String>,
+        api_key: impl Into<String>,
+    ) -> Self {
+        Self {
+            http,
+            api_url: api_url.into().trim_end_matches('/').to_owned(),
+            api_key: api_key.into(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    pub fn api_url(&self) -> &str {
+        &self.api_url
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}{path}", self.api_url))
+            .header("X-API-Key", &self.api_key)
+            .timeout(self.timeout)
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<(u16, bytes::Bytes)> {
+        let response = request.send().await?;
+        let status = response.status().as_u16();
+        Ok((status, response.bytes().await?))
+    }
+
+    fn parse<T: for<'de> Deserialize<'de>>(status: u16, body: &[u8]) -> Result<T> {
+        if !(200..300).contains(&status) {
+            return Err(http_error(status, body));
+        }
+        serde_json::from_slice(body)
+            .map_err(|err| Error::Protocol(format!("unreadable control-plane answer: {err}")))
+    }
+
+    pub async fn create(&self, new: &NewSandbox) -> Result<SandboxInfo> {
+        let (status, body) =
+            self.send(self.request(reqwest::Method::POST, "/sandboxes").json(new)).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Connects to a sandbox, resuming it if paused, and sets its timeout.
+    pub async fn connect(&self, sandbox_id: &str, timeout_secs: u32) -> Result<SandboxInfo> {
+        let request = self
+            .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/connect"))
+            .json(&serde_json::json!({ "timeout": timeout_secs }));
+        let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    pub async fn get(&self, sandbox_id: &str) -> Result<SandboxDetail> {
+        let (status, body) = self
+            .send(self.request(reqwest::Method::GET, &format!("/sandboxes/{sandbox_id}")))
+            .await?;
+        Self::parse(status, &body)
+    }
+
+    /// Running and paused sandboxes.
+    pub async fn list(&self) -> Result<Vec<SandboxDetail>> {
+        let request = self
+            .request(reqwest::Method::GET, "/v2/sandboxes")
+            .query(&[("state", "running,paused")]);
+        let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Kills a sandbox; `false` when it did not exist.
+    pub async fn kill(&self, sandbox_id: &str) -> Result<bool> {
+        let (status, body) = self
+            .send(self.request(reqwest::Method::DELETE, &format!("/sandboxes/{sandbox_id}")))
+            .await?;
+        match status {
+            200..=299 => Ok(true),
+            404 => Ok(false),
+            _ => Err(http_error(status, &body)),
+        }
+    }
+
+    /// Pauses a sandbox; `false` when it was already paused.
+    pub async fn pause(&self, sandbox_id: &str) -> Result<bool> {
+        let request =
+            self.request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/pause"));
+        let (status, body) = self.send(request).await?;
+        match status {
+            200..=299 => Ok(true),
+            409 => Ok(false),
+            _ => Err(http_error(status, &body)),
+        }
+    }
+
+    /// Sets the timeout to `timeout_secs` from now.
+    pub async fn set_timeout(&self, sandbox_id: &str, timeout_secs: u32) -> Result<()> {
+        let request = self
+            .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/timeout"))
+            .json(&serde_json::json!({ "timeout": timeout_secs }));
+        let (status, body) = self.send(request).await?;
+        if (200..300).contains(&status) { Ok(()) } else { Err(http_error(status, &body)) }
+    }
+}
