@@ -299,16 +299,19 @@ async fn send_signal(
     let selector = request
         .process
         .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    let target = SignalTarget::try_from(request.target).map_err(|_| {
+        ConnectError::invalid_argument(format!("unknown signal target {}", request.target))
+    })?;
     let signal = match Signal::try_from(request.signal) {
+        // dsh extension: signal 0 aimed at a group is a probe that only reports the group
+        // (kill(2) with 0 delivers nothing). Aimed at a pid it stays E2B's error.
+        Ok(Signal::Unspecified) if target != SignalTarget::Process => 0,
         Ok(Signal::Unspecified) | Err(_) => {
             return Err(ConnectError::unimplemented(format!("invalid signal: {}", request.signal)));
         }
         // The enum values are the Linux signal numbers.
         Ok(signal) => signal as i32,
     };
-    let target = SignalTarget::try_from(request.target).map_err(|_| {
-        ConnectError::invalid_argument(format!("unknown signal target {}", request.target))
-    })?;
     let process = envd.processes.running(&selector)?;
     let target_pgid = match target {
         SignalTarget::Process => {

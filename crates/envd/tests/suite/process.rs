@@ -509,6 +509,18 @@ async fn pty_size_resize_foreground_signal_and_multibyte_output() {
     assert!(signalled.target_pgid > 0);
     send("echo back-$((6*7))\n").await;
     read_until(&mut stream, "back-42\r\n", &mut transcript).await;
+    let probed: SendSignalResponse = envd
+        .unary(
+            "/process.Process/SendSignal",
+            &SendSignalRequest {
+                process: selector(pid),
+                signal: 0,
+                target: SignalTarget::ForegroundGroup as i32,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(probed.target_pgid, pid, "with the job gone, the shell is the foreground group");
 
     let err = envd
         .unary::<_, CloseStdinResponse>(
