@@ -3,7 +3,9 @@
 //! reports prompt markers, a capped scrollback with stable line numbers, and the
 //! screen model for the viewport.
 
+pub mod engine;
 pub mod filter;
 pub mod screen;
 pub mod scrollback;
+pub mod session;
 pub mod utf8;

@@ -1,0 +1,5 @@
+//! Integration tests of the local backend, with real processes, files and PTYs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod suite;

@@ -1,0 +1,4 @@
+mod env;
+mod fs;
+mod process;
+mod terminal;
