@@ -4,11 +4,13 @@
 //! request) and `/files`; the control-plane client creates, finds, pauses and kills
 //! sandboxes. Only this crate (client side) and `dsh-envd` (server side) know the wire.
 
+pub mod backend;
 pub mod connect;
 pub mod control;
 pub mod envd;
 pub mod error;
 
+pub use backend::SandboxBackend;
 pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};

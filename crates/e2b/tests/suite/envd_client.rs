@@ -7,9 +7,12 @@ use dsh_proto::process::{Signal, SignalTarget};
 
 async fn client(codec: Codec) -> (dsh_envd::testing::TestDaemon, EnvdClient) {
     let daemon = dsh_envd::testing::start().await.unwrap();
-    let client =
-        EnvdClient::new(dsh_e2b::http_client().unwrap(), EnvdTarget::direct(&daemon.base_url), None)
-            .with_codec(codec);
+    let client = EnvdClient::new(
+        dsh_e2b::http_client().unwrap(),
+        EnvdTarget::direct(&daemon.base_url),
+        None,
+    )
+    .with_codec(codec);
     (daemon, client)
 }
 

@@ -1,2 +1,3 @@
+mod backend;
 mod envd_client;
 mod lying_peer;

@@ -1,0 +1,848 @@
+//! The e2b backend of dsh-core's seams: `Fs`, `Subprocess` and `Terminals` over one
+//! sandbox's envd. Engines above cannot tell it from the local backend.
+//!
+//! Group signals use dsh-envd's `SignalTarget` extension; against a server without it
+//! (E2B cloud, which signals only the pid and only TERM/KILL) they fall back to a `kill`
+//! command run in the sandbox.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use dsh_core::{
+    BoxFuture, DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, OutputBuffer,
+    Process, ProcessControl, ProcessError, ProcessParts, RawExit, ReadBytes, ReadText, Signal,
+    SpawnSpec, StdinMode, Subprocess, Terminal, TerminalControl, TerminalError, TerminalParts,
+    TerminalSize, TerminalSpec, Terminals, Version, WriteExpectation, WriteOperation, WriteOutcome,
+};
+use dsh_proto::connect::Code;
+use dsh_proto::filesystem::{EntryInfo, FileType};
+use dsh_proto::process::{Signal as WireSignal, SignalTarget};
+use futures_util::StreamExt as _;
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, watch};
+
+use crate::envd::{EnvdClient, ProcessOutput, ProcessStream, StartOptions};
+use crate::error::Error;
+
+/// One sandbox as a backend. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct SandboxBackend {
+    envd: EnvdClient,
+    /// Linux user operations run as (`None`: envd's default user).
+    user: Option<String>,
+}
+
+impl SandboxBackend {
+    pub fn new(envd: EnvdClient, user: Option<String>) -> Self {
+        Self { envd, user }
+    }
+
+    pub fn envd(&self) -> &EnvdClient {
+        &self.envd
+    }
+
+    fn user(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+
+    /// Runs a short helper command in the sandbox and returns its stdout on success.
+    async fn helper(&self, argv: &[&str]) -> Result<String, Error> {
+        let options = StartOptions {
+            cmd: argv[0].to_owned(),
+            args: argv[1..].iter().map(|a| (*a).to_owned()).collect(),
+            envs: HashMap::from([("PATH".to_owned(), HELPER_PATH.to_owned())]),
+            user: self.user.clone(),
+            timeout: Some(std::time::Duration::from_secs(60)),
+            ..StartOptions::default()
+        };
+        let (stdout, stderr, exit) = self.envd.start(options).await?.wait().await?;
+        if exit.exit_code != 0 {
+            return Err(Error::Invalid(format!(
+                "{} failed ({}): {}",
+                argv.join(" "),
+                exit.status,
+                String::from_utf8_lossy(&stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&stdout).into_owned())
+    }
+}
+
+const HELPER_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// --- Fs -------------------------------------------------------------------------------
+
+fn version_of(bytes: &[u8]) -> Version {
+    let digest = Sha256::digest(bytes);
+    Version::new(hex(&digest[..16]))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Lexical normalisation (no symlink resolution; the sandbox resolves on use).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => out.push(part),
+            Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn require_absolute(path: &Path) -> Result<&str, FsError> {
+    if !path.is_absolute() {
+        return Err(FsError::RelativePath { path: path.to_path_buf() });
+    }
+    path.to_str()
+        .ok_or_else(|| FsError::InvalidArgument(format!("path is not UTF-8: {}", path.display())))
+}
+
+/// Maps a client error on `path` to the seam's typed error.
+fn fs_error(path: &Path, err: Error) -> FsError {
+    let path = path.to_path_buf();
+    match &err {
+        Error::Transport(message) => return FsError::Unavailable(message.clone()),
+        Error::Http { status: 404, .. } => return FsError::NotFound { path },
+        Error::Http { status: 400, message } if message.contains("is a directory") => {
+            return FsError::IsADirectory { path };
+        }
+        _ => {}
+    }
+    match err.code() {
+        Code::NotFound => FsError::NotFound { path },
+        Code::AlreadyExists => FsError::AlreadyExists { path },
+        Code::PermissionDenied | Code::Unauthenticated => FsError::PermissionDenied { path },
+        Code::Unavailable => FsError::Unavailable(err.to_string()),
+        _ => FsError::Io { op: "sandbox", path, source: std::io::Error::other(err.to_string()) },
+    }
+}
+
+fn kind_of(entry: &EntryInfo) -> FileKind {
+    if entry.is_symlink {
+        return FileKind::Symlink;
+    }
+    match FileType::try_from(entry.r#type) {
+        Ok(FileType::File) => FileKind::File,
+        Ok(FileType::Directory) => FileKind::Directory,
+        Ok(FileType::Symlink) => FileKind::Symlink,
+        _ => FileKind::Other,
+    }
+}
+
+impl SandboxBackend {
+    async fn entry(&self, path: &Path) -> Result<EntryInfo, FsError> {
+        let text = require_absolute(path)?;
+        self.envd.stat(text, self.user()).await.map_err(|err| fs_error(path, err))
+    }
+
+    /// The content version, hashed inside the sandbox (the file never crosses).
+    async fn file_version(&self, path: &Path) -> Result<Version, FsError> {
+        let text = require_absolute(path)?;
+        let out =
+            self.helper(&["sha256sum", "--", text]).await.map_err(|err| fs_error(path, err))?;
+        let digest = out.split_whitespace().next().unwrap_or_default();
+        if digest.len() != 64 {
+            return Err(FsError::Io {
+                op: "hash",
+                path: path.to_path_buf(),
+                source: std::io::Error::other(format!("unexpected sha256sum output {out:?}")),
+            });
+        }
+        Ok(Version::new(&digest[..32]))
+    }
+
+    async fn metadata(&self, path: &Path, follow: bool) -> Result<Metadata, FsError> {
+        let entry = self.entry(path).await?;
+        // envd's entry describes a symlink's target; `lstat` reports the link itself.
+        let kind = if !follow && entry.is_symlink {
+            FileKind::Symlink
+        } else {
+            match FileType::try_from(entry.r#type) {
+                Ok(FileType::File) => FileKind::File,
+                Ok(FileType::Directory) => FileKind::Directory,
+                _ if entry.is_symlink => {
+                    return Err(FsError::NotFound { path: path.to_path_buf() });
+                }
+                _ => FileKind::Other,
+            }
+        };
+        let version =
+            if kind == FileKind::File { Some(self.file_version(path).await?) } else { None };
+        let size = if follow && entry.is_symlink && kind == FileKind::File {
+            // The entry's size is the link's; ask for the target's.
+            let target = entry.symlink_target.clone().unwrap_or_default();
+            self.envd
+                .stat(&target, self.user())
+                .await
+                .map(|e| e.size as u64)
+                .unwrap_or(entry.size as u64)
+        } else {
+            entry.size as u64
+        };
+        Ok(Metadata { kind, size, version })
+    }
+
+    async fn read_checked(&self, path: &Path, max_bytes: u64) -> Result<Bytes, FsError> {
+        let entry = self.entry(path).await?;
+        match FileType::try_from(entry.r#type) {
+            Ok(FileType::Directory) => {
+                return Err(FsError::IsADirectory { path: path.to_path_buf() });
+            }
+            Ok(FileType::File) => {}
+            _ => {
+                return Err(FsError::InvalidArgument(format!(
+                    "not a regular file: {}",
+                    path.display()
+                )));
+            }
+        }
+        let size = if entry.is_symlink {
+            self.envd
+                .stat(entry.symlink_target.as_deref().unwrap_or_default(), self.user())
+                .await
+                .map(|e| e.size)
+                .unwrap_or(entry.size)
+        } else {
+            entry.size
+        } as u64;
+        if size > max_bytes {
+            return Err(FsError::TooLarge { path: path.to_path_buf(), size, limit: max_bytes });
+        }
+        let text = require_absolute(path)?;
+        let mut stream = Box::pin(
+            self.envd.download(text, self.user()).await.map_err(|err| fs_error(path, err))?,
+        );
+        let mut out = bytes::BytesMut::with_capacity(size as usize);
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|err| fs_error(path, err))?;
+            if (out.len() + chunk.len()) as u64 > max_bytes {
+                // It grew while we read it.
+                return Err(FsError::TooLarge {
+                    path: path.to_path_buf(),
+                    size: (out.len() + chunk.len()) as u64,
+                    limit: max_bytes,
+                });
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out.freeze())
+    }
+
+    /// Writes `data` next to `path`, then renames it into place (atomic for readers).
+    async fn replace_atomically(
+        &self,
+        path: &Path,
+        data: Bytes,
+        keep_mode: Option<u32>,
+    ) -> Result<(), FsError> {
+        let target = require_absolute(path)?;
+        let parent = path.parent().unwrap_or(Path::new("/"));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let nonce: u64 = rand_nonce();
+        let temporary = parent.join(format!(".{name}.dsh-{nonce:016x}.tmp"));
+        let temporary_text = require_absolute(&temporary)?.to_owned();
+        self.envd
+            .write_file(&temporary_text, data, self.user())
+            .await
+            .map_err(|err| fs_error(path, err))?;
+        if let Some(mode) = keep_mode.filter(|m| *m != 0o644) {
+            let mode = format!("{mode:o}");
+            if let Err(err) = self.helper(&["chmod", &mode, "--", &temporary_text]).await {
+                let _ = self.envd.remove(&temporary_text, self.user()).await;
+                return Err(fs_error(path, err));
+            }
+        }
+        if let Err(err) = self.envd.rename(&temporary_text, target, self.user()).await {
+            let _ = self.envd.remove(&temporary_text, self.user()).await;
+            return Err(fs_error(path, err));
+        }
+        Ok(())
+    }
+
+    async fn write(
+        &self,
+        path: &Path,
+        text: &str,
+        expect: WriteExpectation,
+    ) -> Result<WriteOutcome, FsError> {
+        let existing = match self.entry(path).await {
+            Ok(entry) => Some(entry),
+            Err(FsError::NotFound { .. }) => None,
+            Err(err) => return Err(err),
+        };
+        if let Some(entry) = &existing
+            && FileType::try_from(entry.r#type) == Ok(FileType::Directory)
+        {
+            return Err(FsError::IsADirectory { path: path.to_path_buf() });
+        }
+        match (&expect, &existing) {
+            (WriteExpectation::CreateIfAbsent, Some(_)) => {
+                return Err(FsError::AlreadyExists { path: path.to_path_buf() });
+            }
+            (WriteExpectation::ReplaceIfVersion(_), None) => {
+                return Err(FsError::NotFound { path: path.to_path_buf() });
+            }
+            (WriteExpectation::ReplaceIfVersion(expected), Some(_)) => {
+                let actual = self.file_version(path).await?;
+                if &actual != expected {
+                    return Err(FsError::StaleVersion {
+                        path: path.to_path_buf(),
+                        expected: expected.clone(),
+                        actual,
+                    });
+                }
+            }
+            _ => {}
+        }
+        let bytes = Bytes::copy_from_slice(text.as_bytes());
+        let version = version_of(&bytes);
+        self.replace_atomically(path, bytes, existing.as_ref().map(|e| e.mode)).await?;
+        let operation =
+            if existing.is_some() { WriteOperation::Replace } else { WriteOperation::Create };
+        Ok(WriteOutcome { operation, version })
+    }
+}
+
+fn rand_nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    hasher.finish()
+}
+
+fn strict_utf8(path: &Path, bytes: Bytes) -> Result<String, FsError> {
+    String::from_utf8(bytes.to_vec()).map_err(|err| FsError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: err.utf8_error().valid_up_to() as u64,
+    })
+}
+
+impl Fs for SandboxBackend {
+    fn resolve<'a>(
+        &'a self,
+        path: &'a Path,
+        cwd: &'a Path,
+    ) -> BoxFuture<'a, Result<PathBuf, FsError>> {
+        Box::pin(async move {
+            if path.is_absolute() {
+                return Ok(normalize(path));
+            }
+            if !cwd.is_absolute() {
+                return Err(FsError::RelativePath { path: cwd.to_path_buf() });
+            }
+            Ok(normalize(&cwd.join(path)))
+        })
+    }
+
+    fn stat<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<Metadata, FsError>> {
+        Box::pin(self.metadata(path, true))
+    }
+
+    fn lstat<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<Metadata, FsError>> {
+        Box::pin(self.metadata(path, false))
+    }
+
+    fn read_text<'a>(
+        &'a self,
+        path: &'a Path,
+        max_bytes: u64,
+    ) -> BoxFuture<'a, Result<ReadText, FsError>> {
+        Box::pin(async move {
+            let bytes = self.read_checked(path, max_bytes).await?;
+            let version = version_of(&bytes);
+            Ok(ReadText { text: strict_utf8(path, bytes)?, version })
+        })
+    }
+
+    fn read_bytes<'a>(
+        &'a self,
+        path: &'a Path,
+        max_bytes: u64,
+    ) -> BoxFuture<'a, Result<ReadBytes, FsError>> {
+        Box::pin(async move {
+            let bytes = self.read_checked(path, max_bytes).await?;
+            Ok(ReadBytes { version: version_of(&bytes), bytes })
+        })
+    }
+
+    fn write_text<'a>(
+        &'a self,
+        path: &'a Path,
+        text: &'a str,
+        expect: WriteExpectation,
+    ) -> BoxFuture<'a, Result<WriteOutcome, FsError>> {
+        Box::pin(self.write(path, text, expect))
+    }
+
+    fn edit_text<'a>(
+        &'a self,
+        path: &'a Path,
+        edit: &'a EditRequest,
+    ) -> BoxFuture<'a, Result<EditOutcome, FsError>> {
+        Box::pin(async move {
+            let read = self.read_text(path, edit.max_bytes).await?;
+            if let Some(expected) = &edit.expected_version
+                && expected != &read.version
+            {
+                return Err(FsError::StaleVersion {
+                    path: path.to_path_buf(),
+                    expected: expected.clone(),
+                    actual: read.version,
+                });
+            }
+            let (after, replacements) = dsh_core::apply_edit(path, &read.text, edit)?;
+            let written =
+                self.write(path, &after, WriteExpectation::ReplaceIfVersion(read.version)).await?;
+            Ok(EditOutcome { replacements, version: written.version, before: read.text, after })
+        })
+    }
+
+    fn list_dir<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<Vec<DirEntry>, FsError>> {
+        Box::pin(async move {
+            let text = require_absolute(path)?;
+            let entries =
+                self.envd.list_dir(text, 1, self.user()).await.map_err(|err| match err.code() {
+                    Code::InvalidArgument => FsError::NotADirectory { path: path.to_path_buf() },
+                    _ => fs_error(path, err),
+                })?;
+            Ok(entries
+                .iter()
+                .map(|e| DirEntry { name: e.name.clone(), kind: kind_of(e), size: e.size as u64 })
+                .collect())
+        })
+    }
+
+    fn remove<'a>(&'a self, path: &'a Path, recursive: bool) -> BoxFuture<'a, Result<(), FsError>> {
+        Box::pin(async move {
+            let entry = self.entry(path).await?;
+            if !recursive
+                && !entry.is_symlink
+                && FileType::try_from(entry.r#type) == Ok(FileType::Directory)
+            {
+                let text = require_absolute(path)?;
+                let children = self
+                    .envd
+                    .list_dir(text, 1, self.user())
+                    .await
+                    .map_err(|err| fs_error(path, err))?;
+                if !children.is_empty() {
+                    return Err(FsError::DirectoryNotEmpty { path: path.to_path_buf() });
+                }
+            }
+            self.envd
+                .remove(require_absolute(path)?, self.user())
+                .await
+                .map_err(|err| fs_error(path, err))
+        })
+    }
+
+    fn rename<'a>(&'a self, from: &'a Path, to: &'a Path) -> BoxFuture<'a, Result<(), FsError>> {
+        Box::pin(async move {
+            let (source, destination) = (require_absolute(from)?, require_absolute(to)?);
+            self.envd
+                .rename(source, destination, self.user())
+                .await
+                .map(|_| ())
+                .map_err(|err| fs_error(from, err))
+        })
+    }
+
+    fn make_dir<'a>(&'a self, path: &'a Path, parents: bool) -> BoxFuture<'a, Result<(), FsError>> {
+        Box::pin(async move {
+            let text = require_absolute(path)?;
+            if !parents {
+                let parent = path.parent().unwrap_or(Path::new("/"));
+                match self.entry(parent).await {
+                    Ok(entry) if FileType::try_from(entry.r#type) == Ok(FileType::Directory) => {}
+                    Ok(_) => return Err(FsError::NotADirectory { path: parent.to_path_buf() }),
+                    Err(err) => return Err(err),
+                }
+            }
+            match self.envd.make_dir(text, self.user()).await {
+                Ok(_) => Ok(()),
+                Err(err) if err.code() == Code::AlreadyExists && parents => Ok(()),
+                Err(err) if err.code() == Code::InvalidArgument => {
+                    Err(FsError::AlreadyExists { path: path.to_path_buf() })
+                }
+                Err(err) => Err(fs_error(path, err)),
+            }
+        })
+    }
+}
+
+// --- processes and terminals ------------------------------------------------------------
+
+fn wire_signal(signal: Signal) -> WireSignal {
+    match signal {
+        Signal::Hup => WireSignal::Sighup,
+        Signal::Int => WireSignal::Sigint,
+        Signal::Quit => WireSignal::Sigquit,
+        Signal::Kill => WireSignal::Sigkill,
+        Signal::Usr1 => WireSignal::Sigusr1,
+        Signal::Usr2 => WireSignal::Sigusr2,
+        Signal::Term => WireSignal::Sigterm,
+        Signal::Cont => WireSignal::Sigcont,
+        Signal::Stop => WireSignal::Sigstop,
+        Signal::Tstp => WireSignal::Sigtstp,
+        Signal::Winch => WireSignal::Sigwinch,
+    }
+}
+
+/// envd reports signals in Go's words; map the common ones back to numbers.
+fn signal_number(status: &str) -> Option<i32> {
+    let name = status.strip_prefix("signal: ")?.trim_end_matches(" (core dumped)");
+    Some(match name {
+        "hangup" => libc_like::SIGHUP,
+        "interrupt" => libc_like::SIGINT,
+        "quit" => libc_like::SIGQUIT,
+        "aborted" => libc_like::SIGABRT,
+        "killed" => libc_like::SIGKILL,
+        "segmentation fault" => libc_like::SIGSEGV,
+        "broken pipe" => libc_like::SIGPIPE,
+        "terminated" => libc_like::SIGTERM,
+        other => other.strip_prefix("signal ")?.parse().ok()?,
+    })
+}
+
+/// Linux signal numbers (the sandbox is always Linux, whatever the host is).
+mod libc_like {
+    pub const SIGHUP: i32 = 1;
+    pub const SIGINT: i32 = 2;
+    pub const SIGQUIT: i32 = 3;
+    pub const SIGABRT: i32 = 6;
+    pub const SIGKILL: i32 = 9;
+    pub const SIGSEGV: i32 = 11;
+    pub const SIGPIPE: i32 = 13;
+    pub const SIGTERM: i32 = 15;
+}
+
+fn raw_exit(exit: &crate::envd::ExitInfo) -> RawExit {
+    if exit.exited {
+        RawExit { code: Some(exit.exit_code), signal: None }
+    } else {
+        RawExit { code: None, signal: signal_number(&exit.status) }
+    }
+}
+
+/// Signals a process group: dsh-envd's extension, or a `kill` in the sandbox.
+async fn signal_group_of(
+    backend: &SandboxBackend,
+    pid: u32,
+    target: SignalTarget,
+    signal: Signal,
+) -> Result<u32, Error> {
+    let pgid = backend.envd.signal(pid, wire_signal(signal), target).await?;
+    if pgid != 0 {
+        return Ok(pgid);
+    }
+    // The server ignored the extension (E2B cloud): it may have signalled only the pid,
+    // or refused; reach the group with a command in the sandbox.
+    let group = match target {
+        SignalTarget::ForegroundGroup => foreground_by_proc(backend, pid).await?,
+        _ => pid,
+    };
+    let name = signal_name(signal);
+    backend.helper(&["kill", "-s", name, "--", &format!("-{group}")]).await?;
+    Ok(group)
+}
+
+fn signal_name(signal: Signal) -> &'static str {
+    signal.name().trim_start_matches("SIG")
+}
+
+/// The foreground group of `pid`'s terminal, from `/proc/<pid>/stat` (field `tpgid`).
+async fn foreground_by_proc(backend: &SandboxBackend, pid: u32) -> Result<u32, Error> {
+    let stat = backend.helper(&["cat", &format!("/proc/{pid}/stat")]).await?;
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+    // After the command: state ppid pgrp session tty_nr tpgid ...
+    after
+        .split_whitespace()
+        .nth(5)
+        .and_then(|f| f.parse::<i64>().ok())
+        .filter(|v| *v > 0)
+        .map(|v| v as u32)
+        .ok_or_else(|| Error::Protocol(format!("no foreground group in /proc/{pid}/stat")))
+}
+
+/// Feeds a process stream into the seam's buffers and exit watch.
+async fn pump(
+    mut stream: ProcessStream,
+    stdout: OutputBuffer,
+    stderr: OutputBuffer,
+    exit: watch::Sender<Option<RawExit>>,
+) {
+    let mut end = RawExit::default();
+    loop {
+        match stream.next().await {
+            Ok(Some(ProcessOutput::Stdout(bytes) | ProcessOutput::Pty(bytes))) => {
+                stdout.push(&bytes)
+            }
+            Ok(Some(ProcessOutput::Stderr(bytes))) => stderr.push(&bytes),
+            Ok(Some(ProcessOutput::End(info))) => {
+                end = raw_exit(&info);
+                break;
+            }
+            // The stream broke (sandbox gone): the process is lost to us; report an
+            // unknown end rather than hang.
+            Ok(None) | Err(_) => break,
+        }
+    }
+    stdout.close();
+    stderr.close();
+    let _ = exit.send(Some(end));
+}
+
+struct ProcessHandle {
+    backend: SandboxBackend,
+    pid: u32,
+}
+
+fn process_error(err: Error) -> ProcessError {
+    match err.code() {
+        Code::NotFound => ProcessError::Exited,
+        Code::Unavailable => ProcessError::Unavailable(err.to_string()),
+        _ => ProcessError::Io(std::io::Error::other(err.to_string())),
+    }
+}
+
+impl ProcessControl for ProcessHandle {
+    fn signal_group(&self, signal: Signal) -> BoxFuture<'_, Result<(), ProcessError>> {
+        Box::pin(async move {
+            signal_group_of(&self.backend, self.pid, SignalTarget::ProcessGroup, signal)
+                .await
+                .map(|_| ())
+                .map_err(process_error)
+        })
+    }
+
+    fn write_stdin<'a>(&'a self, data: &'a [u8]) -> BoxFuture<'a, Result<(), ProcessError>> {
+        Box::pin(async move {
+            self.backend.envd.send_stdin(self.pid, Bytes::copy_from_slice(data)).await.map_err(
+                |err| match err.code() {
+                    Code::Internal => ProcessError::StdinClosed,
+                    _ => process_error(err),
+                },
+            )
+        })
+    }
+
+    fn close_stdin(&self) -> BoxFuture<'_, Result<(), ProcessError>> {
+        Box::pin(
+            async move { self.backend.envd.close_stdin(self.pid).await.map_err(process_error) },
+        )
+    }
+}
+
+impl Subprocess for SandboxBackend {
+    fn spawn(&self, spec: SpawnSpec) -> BoxFuture<'_, Result<Process, ProcessError>> {
+        Box::pin(async move {
+            let Some((program, args)) = spec.argv.split_first() else {
+                return Err(ProcessError::InvalidSpec("argv is empty".into()));
+            };
+            let cwd = spec.cwd.to_str().filter(|c| c.starts_with('/')).ok_or_else(|| {
+                ProcessError::InvalidSpec(format!(
+                    "cwd must be an absolute UTF-8 path: {}",
+                    spec.cwd.display()
+                ))
+            })?;
+            let options = StartOptions {
+                cmd: program.clone(),
+                args: args.to_vec(),
+                envs: spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                cwd: Some(cwd.to_owned()),
+                pty: None,
+                stdin: !matches!(spec.stdin, StdinMode::Ignore),
+                tag: None,
+                user: self.user.clone(),
+                timeout: None,
+            };
+            let stream = self.envd.start(options).await.map_err(|err| match err.code() {
+                Code::InvalidArgument if err.to_string().contains("does not exist") => {
+                    ProcessError::CwdNotFound(spec.cwd.clone())
+                }
+                _ => process_error(err),
+            })?;
+            let pid = stream.pid;
+            let (stdout, stderr) = (OutputBuffer::new(spec.stdout), OutputBuffer::new(spec.stderr));
+            let (exit_tx, exit_rx) = watch::channel(None);
+            tokio::spawn(pump(stream, stdout.clone(), stderr.clone(), exit_tx));
+            let control = Arc::new(ProcessHandle { backend: self.clone(), pid });
+            if let StdinMode::Data(data) = &spec.stdin {
+                control.write_stdin(data).await?;
+                control.close_stdin().await?;
+            }
+            let parts = ProcessParts { pid, control, stdout, stderr, exit: exit_rx };
+            Ok(Process::start(parts, &spec))
+        })
+    }
+}
+
+struct TerminalHandle {
+    backend: SandboxBackend,
+    pid: u32,
+}
+
+fn terminal_error(err: Error) -> TerminalError {
+    match err.code() {
+        Code::NotFound => TerminalError::Exited,
+        Code::Unavailable => TerminalError::Unavailable(err.to_string()),
+        _ => TerminalError::Io(std::io::Error::other(err.to_string())),
+    }
+}
+
+impl TerminalControl for TerminalHandle {
+    fn write<'a>(&'a self, data: &'a [u8]) -> BoxFuture<'a, Result<(), TerminalError>> {
+        Box::pin(async move {
+            self.backend
+                .envd
+                .send_pty(self.pid, Bytes::copy_from_slice(data))
+                .await
+                .map_err(terminal_error)
+        })
+    }
+
+    fn resize(&self, size: TerminalSize) -> BoxFuture<'_, Result<(), TerminalError>> {
+        Box::pin(async move {
+            self.backend.envd.resize(self.pid, size.cols, size.rows).await.map_err(terminal_error)
+        })
+    }
+
+    fn foreground_group(&self) -> BoxFuture<'_, Result<u32, TerminalError>> {
+        Box::pin(async move {
+            // Signal 0 to the foreground group is dsh-envd's probe; 0 back means the server
+            // does not know the extension.
+            match self
+                .backend
+                .envd
+                .signal(self.pid, WireSignal::Unspecified, SignalTarget::ForegroundGroup)
+                .await
+            {
+                Ok(pgid) if pgid != 0 => Ok(pgid),
+                Ok(_) => foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error),
+                Err(err) if err.code() == Code::Unimplemented => {
+                    foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error)
+                }
+                Err(err) => Err(terminal_error(err)),
+            }
+        })
+    }
+
+    fn signal_group(&self, pgid: u32, signal: Signal) -> BoxFuture<'_, Result<(), TerminalError>> {
+        Box::pin(async move {
+            let target = if pgid == self.pid {
+                SignalTarget::ProcessGroup
+            } else if self.foreground_group().await? == pgid {
+                SignalTarget::ForegroundGroup
+            } else {
+                return Err(TerminalError::NotInSession(pgid));
+            };
+            signal_group_of(&self.backend, self.pid, target, signal)
+                .await
+                .map(|_| ())
+                .map_err(terminal_error)
+        })
+    }
+}
+
+/// Bounded: a consumer that stops reading slows the program, as a terminal would.
+const TERMINAL_QUEUE: usize = 256;
+
+impl Terminals for SandboxBackend {
+    fn spawn_terminal(&self, spec: TerminalSpec) -> BoxFuture<'_, Result<Terminal, TerminalError>> {
+        Box::pin(async move {
+            let Some((program, args)) = spec.argv.split_first() else {
+                return Err(TerminalError::InvalidSpec("argv is empty".into()));
+            };
+            if spec.size.rows == 0 || spec.size.cols == 0 {
+                return Err(TerminalError::InvalidSpec(
+                    "terminal size must be at least 1x1".into(),
+                ));
+            }
+            let cwd = spec.cwd.to_str().filter(|c| c.starts_with('/')).ok_or_else(|| {
+                TerminalError::InvalidSpec(format!(
+                    "cwd must be an absolute UTF-8 path: {}",
+                    spec.cwd.display()
+                ))
+            })?;
+            let options = StartOptions {
+                cmd: program.clone(),
+                args: args.to_vec(),
+                envs: spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                cwd: Some(cwd.to_owned()),
+                pty: Some((spec.size.cols, spec.size.rows)),
+                user: self.user.clone(),
+                ..StartOptions::default()
+            };
+            let mut stream = self.envd.start(options).await.map_err(|err| match err.code() {
+                Code::InvalidArgument if err.to_string().contains("does not exist") => {
+                    TerminalError::CwdNotFound(spec.cwd.clone())
+                }
+                _ => terminal_error(err),
+            })?;
+            let pid = stream.pid;
+            let (output_tx, output_rx) = mpsc::channel(TERMINAL_QUEUE);
+            let (exit_tx, exit_rx) = watch::channel(None);
+            tokio::spawn(async move {
+                let mut end = RawExit::default();
+                loop {
+                    match stream.next().await {
+                        Ok(Some(
+                            ProcessOutput::Pty(bytes)
+                            | ProcessOutput::Stdout(bytes)
+                            | ProcessOutput::Stderr(bytes),
+                        )) => {
+                            // A consumer that went away still lets the stream drain to the end.
+                            let _ = output_tx.send(bytes).await;
+                        }
+                        Ok(Some(ProcessOutput::End(info))) => {
+                            end = raw_exit(&info);
+                            break;
+                        }
+                        Ok(None) | Err(_) => break,
+                    }
+                }
+                drop(output_tx);
+                let _ = exit_tx.send(Some(end));
+            });
+            let control = Arc::new(TerminalHandle { backend: self.clone(), pid });
+            Ok(Terminal::start(
+                TerminalParts { pid, control, output: output_rx, exit: exit_rx },
+                &spec,
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_signal_wording_maps_back_to_numbers() {
+        assert_eq!(signal_number("signal: killed"), Some(9));
+        assert_eq!(signal_number("signal: terminated"), Some(15));
+        assert_eq!(signal_number("signal: segmentation fault (core dumped)"), Some(11));
+        assert_eq!(signal_number("signal: signal 42"), Some(42));
+        assert_eq!(signal_number("exit status 1"), None);
+    }
+
+    #[test]
+    fn paths_normalise_lexically() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("/../..")), PathBuf::from("/"));
+    }
+}
