@@ -89,13 +89,29 @@ fn run() -> Result<i32, String> {
         return Ok(1);
     }
 
-    let spawned = Command::new(&config.program)
+    let mut command = Command::new(&config.program);
+    command
         .args(config.args.iter().map(|a| OsStr::from_bytes(a)))
         .env_clear()
         .envs(config.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&config.workdir)
-        .process_group(0)
-        .spawn();
+        .process_group(0);
+    // The init blocks the signals it forwards (for sigwaitinfo); std does not reset the
+    // mask of a spawned child, so without this the payload would start with SIGTERM,
+    // SIGINT, ... blocked and never see the signals the init forwards to it.
+    // SAFETY: sigemptyset and sigprocmask are async-signal-safe and touch only the
+    // child's own signal mask.
+    unsafe {
+        command.pre_exec(|| {
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let spawned = command.spawn();
     let payload = match spawned {
         Ok(child) => child.id(),
         Err(e) => {

@@ -1,0 +1,81 @@
+//! `dsh-sandboxd serve`: local sandboxes behind an E2B-compatible control plane.
+//!
+//! Point the official E2B SDKs at it with
+//! `E2B_API_URL=http://127.0.0.1:3000 E2B_SANDBOX_URL=http://127.0.0.1:3000
+//!  E2B_API_KEY=$(cat /var/lib/dsh-sandboxd/api-key)`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use dsh_sandboxd::DaemonConfig;
+
+#[derive(Parser)]
+#[command(
+    name = "dsh-sandboxd",
+    version,
+    about = "Local sandboxes with an E2B-compatible control plane"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the control plane and route envd traffic to the sandboxes.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:3000")]
+        listen: SocketAddr,
+        #[arg(long, default_value = "/var/lib/dsh-sandboxd")]
+        state_dir: PathBuf,
+        /// dsh-envd binary (default: $DSH_ENVD_BIN, else next to this executable).
+        #[arg(long)]
+        envd: Option<PathBuf>,
+        /// dsh-sandbox-init binary (default: $DSH_SANDBOX_INIT, else next to this executable).
+        #[arg(long)]
+        init: Option<PathBuf>,
+        /// Domain reported to clients (`domain` of the Sandbox responses).
+        #[arg(long, default_value = "localhost")]
+        domain: String,
+        /// Seconds envd may take to become healthy after a sandbox starts.
+        #[arg(long, default_value_t = 20)]
+        envd_start_timeout: u64,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let Cli { command } = Cli::parse();
+    let Command::Serve { listen, state_dir, envd, init, domain, envd_start_timeout } = command;
+    let mut config = DaemonConfig::new(state_dir);
+    config.listen = listen;
+    config.envd_binary = envd;
+    config.init_binary = init;
+    config.domain = Some(domain);
+    config.envd_start_timeout = Duration::from_secs(envd_start_timeout);
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(dsh_sandboxd::serve(config, shutdown_signal()))
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) =
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+    else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM: pausing sandboxes and stopping"),
+        _ = int.recv() => tracing::info!("SIGINT: pausing sandboxes and stopping"),
+    }
+}

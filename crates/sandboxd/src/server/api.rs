@@ -1,0 +1,563 @@
+//! The REST handlers (E2B's control-plane API, the subset the SDKs use for sandboxes).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::registry::{Phase, Record, Slot, new_sandbox_id, now_ms, random_hex, rfc3339};
+use super::{
+    ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, lifecycle,
+    proxy,
+};
+
+type ApiResult<T> = Result<T, ApiError>;
+type S = State<Arc<Shared>>;
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    let control = Router::new()
+        .route("/sandboxes", get(list_v1).post(create))
+        .route("/v2/sandboxes", get(list_v2).post(create))
+        .route("/sandboxes/{id}", get(get_one).delete(kill))
+        .route("/sandboxes/{id}/pause", post(pause))
+        .route("/sandboxes/{id}/resume", post(resume))
+        .route("/sandboxes/{id}/connect", post(connect))
+        .route("/v2/sandboxes/{id}/connect", post(connect))
+        .route("/sandboxes/{id}/timeout", post(set_timeout))
+        .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
+    Router::new().merge(control).fallback(fallback).with_state(shared)
+}
+
+async fn auth(State(shared): S, request: Request, next: Next) -> Response {
+    match request.headers().get("x-api-key") {
+        Some(key) if constant_time_eq(key.as_bytes(), shared.api_key.as_bytes()) => {
+            next.run(request).await
+        }
+        Some(_) => ApiError::new(StatusCode::UNAUTHORIZED, "invalid API key").response(),
+        None => ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "missing API key: send it in the X-API-Key header",
+        )
+        .response(),
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Everything that is not a control-plane route: envd traffic for a sandbox, the
+/// daemon's own health check, or 404.
+async fn fallback(State(shared): S, request: Request) -> Response {
+    if let Some(id) = proxy::target(request.headers())
+        .or_else(|| proxy::signed_files_target(&shared, request.method(), request.uri()))
+    {
+        return proxy::forward(&shared, &id, request).await;
+    }
+    if request.uri().path() == "/health" {
+        return (StatusCode::OK, axum::Json(json!({"status": "ok"}))).into_response();
+    }
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no route for {} {}", request.method(), request.uri().path()),
+    )
+    .response()
+}
+
+/// JSON body; an empty body is the type's default.
+fn parse_body<T: DeserializeOwned + Default>(body: &Bytes) -> ApiResult<T> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("invalid request body: {e}")))
+}
+
+fn timeout_secs(timeout: Option<i64>) -> ApiResult<u64> {
+    match timeout {
+        None => Ok(DEFAULT_TIMEOUT_SECS),
+        Some(t) if (0..=MAX_TIMEOUT_SECS as i64).contains(&t) => Ok(t as u64),
+        Some(t) => Err(ApiError::bad_request(format!(
+            "timeout must be between 0 and {MAX_TIMEOUT_SECS} seconds, got {t}"
+        ))),
+    }
+}
+
+/// Runs a lifecycle operation in its own task, so a client that hangs up mid-request
+/// cannot leave a sandbox half-created or half-stopped.
+async fn detached<T: Send + 'static>(
+    operation: impl Future<Output = ApiResult<T>> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::spawn(operation)
+        .await
+        .unwrap_or_else(|e| Err(ApiError::internal(&anyhow::anyhow!("operation panicked: {e}"))))
+}
+
+fn sandbox_json(shared: &Shared, record: &Record) -> Value {
+    let mut value = json!({
+        "templateID": record.template_id,
+        "sandboxID": record.sandbox_id,
+        "clientID": CLIENT_ID,
+        "envdVersion": ENVD_VERSION,
+        "trafficAccessToken": null,
+        "domain": shared.config.domain,
+    });
+    if let Some(token) = &record.envd_access_token {
+        value["envdAccessToken"] = json!(token);
+    }
+    if let Some(alias) = &record.alias {
+        value["alias"] = json!(alias);
+    }
+    value
+}
+
+fn state_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Paused => "paused",
+        Phase::Running | Phase::Creating => "running",
+    }
+}
+
+fn listed_json(shared: &Shared, record: &Record) -> Value {
+    let mut value = json!({
+        "templateID": record.template_id,
+        "sandboxID": record.sandbox_id,
+        "clientID": CLIENT_ID,
+        "startedAt": rfc3339(record.started_at_ms),
+        "endAt": rfc3339(record.end_at_ms),
+        "cpuCount": shared.host.cpu_count,
+        "memoryMB": shared.host.memory_mb,
+        "diskSizeMB": shared.host.disk_size_mb,
+        "metadata": record.metadata,
+        "state": state_name(record.phase),
+        "envdVersion": ENVD_VERSION,
+    });
+    if let Some(alias) = &record.alias {
+        value["alias"] = json!(alias);
+    }
+    value
+}
+
+fn detail_json(shared: &Shared, record: &Record) -> Value {
+    let mut value = listed_json(shared, record);
+    value["domain"] = json!(shared.config.domain);
+    if let Some(token) = &record.envd_access_token {
+        value["envdAccessToken"] = json!(token);
+    }
+    value
+}
+
+/// The slot of a sandbox that exists (created, not killed).
+fn existing(shared: &Shared, id: &str) -> ApiResult<Arc<Slot>> {
+    shared
+        .slot(id)
+        .filter(|slot| {
+            let inner = slot.lock();
+            !inner.gone && inner.record.phase != Phase::Creating
+        })
+        .ok_or_else(|| ApiError::not_found(id))
+}
+
+fn save(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
+    let record = slot.record();
+    shared.store.save(&record).map_err(|e| ApiError::internal(&e.into()))?;
+    Ok(record)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CreateBody {
+    #[serde(rename = "templateID")]
+    template_id: Option<String>,
+    timeout: Option<i64>,
+    auto_pause: Option<bool>,
+    secure: Option<bool>,
+    metadata: Option<BTreeMap<String, String>>,
+    env_vars: Option<BTreeMap<String, String>>,
+}
+
+async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
+    let body: CreateBody = parse_body(&body)?;
+    let template_id = body.template_id.unwrap_or_else(|| "base".to_owned());
+    if shared.config.templates.get(&template_id).is_err() {
+        let known: Vec<&str> = shared.config.templates.names().collect();
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("template '{template_id}' not found (available: {})", known.join(", ")),
+        ));
+    }
+    let timeout = timeout_secs(body.timeout)?;
+    let now = now_ms();
+    let record = Record {
+        sandbox_id: String::new(),
+        template_id,
+        alias: None,
+        envd_access_token: (body.secure != Some(false)).then(|| random_hex(32)),
+        metadata: body.metadata.unwrap_or_default(),
+        env_vars: body.env_vars.unwrap_or_default(),
+        auto_pause: body.auto_pause.unwrap_or(false),
+        started_at_ms: now,
+        end_at_ms: now + timeout * 1000,
+        phase: Phase::Creating,
+    };
+    detached(async move {
+        let slot = loop {
+            let slot =
+                Arc::new(Slot::new(Record { sandbox_id: new_sandbox_id(), ..record.clone() }));
+            if shared.insert_slot(slot.clone()) {
+                break slot;
+            }
+        };
+        let _ops = slot.ops.lock().await;
+        let id = slot.id.clone();
+        // Written first: a daemon killed from here on finds a `creating` record on its
+        // next start and removes the half-made sandbox.
+        if let Err(e) = save(&shared, &slot) {
+            shared.remove_slot(&id);
+            return Err(e);
+        }
+        if let Err(e) = lifecycle::start(&shared, &slot).await {
+            let error = ApiError::internal(&e.context(format!("creating sandbox {id}")));
+            if let Err(e) = lifecycle::kill(&shared, &slot).await {
+                tracing::error!(sandbox = %id, error = format!("{e:#}"), "cleaning up a failed create");
+            }
+            return Err(error);
+        }
+        let record = {
+            let mut inner = slot.lock();
+            let now = now_ms();
+            inner.record.started_at_ms = now;
+            inner.record.end_at_ms = now + timeout * 1000;
+            inner.record.clone()
+        };
+        save(&shared, &slot)?;
+        Ok((StatusCode::CREATED, axum::Json(sandbox_json(&shared, &record))).into_response())
+    })
+    .await
+}
+
+async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {
+    let slot = existing(&shared, &id)?;
+    Ok(axum::Json(detail_json(&shared, &slot.record())).into_response())
+}
+
+async fn kill(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        if slot.lock().gone {
+            return Err(ApiError::not_found(&id));
+        }
+        lifecycle::kill(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
+}
+
+async fn pause(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        let (gone, phase) = {
+            let inner = slot.lock();
+            (inner.gone, inner.record.phase)
+        };
+        if gone {
+            return Err(ApiError::not_found(&id));
+        }
+        if phase == Phase::Paused {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                format!("sandbox {id} is already paused"),
+            ));
+        }
+        lifecycle::pause(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TimeoutBody {
+    timeout: Option<i64>,
+    auto_pause: Option<bool>,
+}
+
+/// `connect`: extends a running sandbox's deadline (200) or resumes a paused one (201).
+async fn connect(State(shared): S, Path(id): Path<String>, body: Bytes) -> ApiResult<Response> {
+    let body: TimeoutBody = parse_body(&body)?;
+    let timeout = timeout_secs(body.timeout)?;
+    resume_or_extend(shared, id, timeout, None, true).await
+}
+
+/// `resume` (deprecated in E2B): resumes a paused sandbox (201); 409 if it runs.
+async fn resume(State(shared): S, Path(id): Path<String>, body: Bytes) -> ApiResult<Response> {
+    let body: TimeoutBody = parse_body(&body)?;
+    let timeout = timeout_secs(body.timeout)?;
+    resume_or_extend(shared, id, timeout, body.auto_pause, false).await
+}
+
+async fn resume_or_extend(
+    shared: Arc<Shared>,
+    id: String,
+    timeout: u64,
+    auto_pause: Option<bool>,
+    extend_running: bool,
+) -> ApiResult<Response> {
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        let (gone, phase) = {
+            let inner = slot.lock();
+            (inner.gone, inner.record.phase)
+        };
+        if gone {
+            return Err(ApiError::not_found(&id));
+        }
+        let deadline = now_ms() + timeout * 1000;
+        if phase == Phase::Running {
+            if !extend_running {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    format!("sandbox {id} is already running"),
+                ));
+            }
+            {
+                let mut inner = slot.lock();
+                inner.record.end_at_ms = inner.record.end_at_ms.max(deadline);
+            }
+            let record = save(&shared, &slot)?;
+            return Ok((StatusCode::OK, axum::Json(sandbox_json(&shared, &record))).into_response());
+        }
+        if let Err(e) = lifecycle::start(&shared, &slot).await {
+            slot.lock().record.phase = Phase::Paused;
+            return Err(ApiError::internal(&e.context(format!("resuming sandbox {id}"))));
+        }
+        {
+            let mut inner = slot.lock();
+            let now = now_ms();
+            inner.record.started_at_ms = now;
+            inner.record.end_at_ms = now + timeout * 1000;
+            if let Some(auto_pause) = auto_pause {
+                inner.record.auto_pause = auto_pause;
+            }
+        }
+        let record = save(&shared, &slot)?;
+        Ok((StatusCode::CREATED, axum::Json(sandbox_json(&shared, &record))).into_response())
+    })
+    .await
+}
+
+async fn set_timeout(
+    State(shared): S,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<StatusCode> {
+    let body: TimeoutBody = parse_body(&body)?;
+    let Some(timeout) = body.timeout else {
+        return Err(ApiError::bad_request("timeout is required"));
+    };
+    let timeout = timeout_secs(Some(timeout))?;
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        {
+            let mut inner = slot.lock();
+            if inner.gone {
+                return Err(ApiError::not_found(&id));
+            }
+            inner.record.end_at_ms = now_ms() + timeout * 1000;
+        }
+        save(&shared, &slot)?;
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
+}
+
+/// `metadata=<urlencoded k=v&k2=v2>` (the query layer decoded it once; keys and values
+/// are percent-encoded once more by the SDK).
+fn parse_metadata_filter(text: &str) -> ApiResult<Vec<(String, String)>> {
+    text.split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "invalid metadata filter '{pair}': expected key=value"
+                ))
+            })?;
+            Ok((percent_decode(k), percent_decode(v)))
+        })
+        .collect()
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+struct ListQuery {
+    states: Vec<Phase>,
+    metadata: Vec<(String, String)>,
+    template: Option<String>,
+    descending: bool,
+    limit: usize,
+    offset: usize,
+}
+
+fn parse_list_query(
+    query: &HashMap<String, String>,
+    default_states: &[Phase],
+) -> ApiResult<ListQuery> {
+    let states = match query.get("state") {
+        None => default_states.to_vec(),
+        Some(text) => text
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| match s.trim() {
+                "running" => Ok(Phase::Running),
+                "paused" => Ok(Phase::Paused),
+                other => Err(ApiError::bad_request(format!(
+                    "invalid state '{other}': expected running or paused"
+                ))),
+            })
+            .collect::<ApiResult<_>>()?,
+    };
+    let metadata =
+        query.get("metadata").map(|m| parse_metadata_filter(m)).transpose()?.unwrap_or_default();
+    let descending = match query.get("order").map(String::as_str) {
+        None | Some("asc") => false,
+        Some("desc") => true,
+        Some(other) => return Err(ApiError::bad_request(format!("invalid order '{other}'"))),
+    };
+    let limit = match query.get("limit") {
+        None => 100,
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => return Err(ApiError::bad_request(format!("limit must be 1..100, got '{text}'"))),
+        },
+    };
+    let offset = match query.get("nextToken") {
+        None => 0,
+        Some(text) => text
+            .parse::<usize>()
+            .map_err(|_| ApiError::bad_request(format!("invalid nextToken '{text}'")))?,
+    };
+    Ok(ListQuery {
+        states,
+        metadata,
+        template: query.get("template").cloned(),
+        descending,
+        limit,
+        offset,
+    })
+}
+
+fn list(shared: &Shared, query: &ListQuery) -> (Vec<Value>, Option<String>, usize) {
+    let mut records: Vec<Record> = shared
+        .slots()
+        .iter()
+        .filter(|slot| !slot.lock().gone)
+        .map(|slot| slot.record())
+        .filter(|r| r.phase != Phase::Creating)
+        .collect();
+    let running = records.iter().filter(|r| r.phase == Phase::Running).count();
+    records.retain(|r| {
+        query.states.contains(&r.phase)
+            && query.template.as_ref().is_none_or(|t| *t == r.template_id)
+            && query.metadata.iter().all(|(k, v)| r.metadata.get(k) == Some(v))
+    });
+    records.sort_by(|a, b| (a.started_at_ms, &a.sandbox_id).cmp(&(b.started_at_ms, &b.sandbox_id)));
+    if query.descending {
+        records.reverse();
+    }
+    let page: Vec<Value> = records
+        .iter()
+        .skip(query.offset)
+        .take(query.limit)
+        .map(|r| listed_json(shared, r))
+        .collect();
+    let next = query.offset + page.len();
+    let next = (next < records.len()).then(|| next.to_string());
+    (page, next, running)
+}
+
+fn list_response(page: Vec<Value>, next: Option<String>, running: usize) -> Response {
+    let mut response = axum::Json(page).into_response();
+    let headers = response.headers_mut();
+    headers.insert("x-total-running", HeaderValue::from(running));
+    if let Some(next) = next.and_then(|n| HeaderValue::from_str(&n).ok()) {
+        headers.insert("x-next-token", next);
+    }
+    response
+}
+
+async fn list_v2(
+    State(shared): S,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let query = parse_list_query(&query, &[Phase::Running, Phase::Paused])?;
+    let (page, next, running) = list(&shared, &query);
+    Ok(list_response(page, next, running))
+}
+
+/// v1 list: running sandboxes only, no paging.
+async fn list_v1(
+    State(shared): S,
+    Query(mut query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    query.remove("state");
+    query.remove("limit");
+    query.remove("nextToken");
+    let mut query = parse_list_query(&query, &[Phase::Running])?;
+    query.limit = usize::MAX;
+    let (page, _, running) = list(&shared, &query);
+    Ok(list_response(page, None, running))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn metadata_filters_are_decoded_twice() {
+        assert_eq!(
+            parse_metadata_filter("user%20id=a%26b&k=v").unwrap(),
+            [("user id".to_owned(), "a&b".to_owned()), ("k".to_owned(), "v".to_owned())]
+        );
+        assert!(parse_metadata_filter("novalue").is_err());
+    }
+
+    #[test]
+    fn timeouts_are_bounded() {
+        assert_eq!(timeout_secs(None).unwrap(), 300);
+        assert_eq!(timeout_secs(Some(86_400)).unwrap(), 86_400);
+        assert_eq!(timeout_secs(Some(-1)).unwrap_err().status, StatusCode::BAD_REQUEST);
+        assert_eq!(timeout_secs(Some(86_401)).unwrap_err().status, StatusCode::BAD_REQUEST);
+    }
+}

@@ -1,0 +1,369 @@
+//! Starting and stopping a sandbox's envd, timeouts, and recovery after a restart.
+//!
+//! Every function that changes a sandbox expects the caller to hold the slot's `ops`
+//! lock, so create, pause, resume, kill and the timeout reaper never interleave on one
+//! sandbox.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, anyhow, bail};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+
+use super::Shared;
+use super::proxy;
+use super::registry::{Phase, Slot, now_ms};
+use crate::launch::{Output, Payload, SandboxProcess};
+use crate::spec::SandboxSpec;
+use crate::state::StateDir;
+
+/// Where envd writes its bound address, inside the sandbox (`/var` is the sandbox's own
+/// `<state>/var`, so the daemon reads it at `<state>/var/lib/dsh-sandboxd/envd.addr`).
+const READY_DIR_INSIDE: &str = "/var/lib/dsh-sandboxd";
+const READY_FILE: &str = "envd.addr";
+/// Time a stopping envd gets between SIGTERM and SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+pub const DEFAULT_USER: &str = "user";
+
+pub fn spec_for(shared: &Shared, id: &str, template_id: &str) -> anyhow::Result<SandboxSpec> {
+    let template = shared.config.templates.get(template_id)?.clone();
+    Ok(SandboxSpec::new(id, shared.store.sandbox_dir(id), template))
+}
+
+/// Starts envd in the sandbox (a fresh sandbox, or a paused one over its kept files),
+/// waits until it is healthy and initializes it. On success the slot is `Running`
+/// (the caller sets the deadline and saves).
+pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
+    let record = slot.record();
+    let spec = spec_for(shared, &record.sandbox_id, &record.template_id)?;
+    let ready_host = spec.state_dir.join("var/lib/dsh-sandboxd");
+    let log = spec.state_dir.join("envd.log");
+    let started = Instant::now();
+
+    let mut payload = Payload::new(&shared.envd_binary)
+        .arg("--listen")
+        .arg("127.0.0.1:0")
+        .arg("--ready-file")
+        .arg(format!("{READY_DIR_INSIDE}/{READY_FILE}"))
+        .arg("--sandbox-id")
+        .arg(&record.sandbox_id)
+        .arg("--template-id")
+        .arg(&record.template_id)
+        .arg("--default-user")
+        .arg(DEFAULT_USER)
+        .arg("--default-workdir")
+        .arg(spec.template.workdir.as_os_str())
+        .stdout(Output::File(log.clone()))
+        .stderr(Output::File(log));
+    if let Some(token) = &record.envd_access_token {
+        payload = payload.env("DSH_ENVD_ACCESS_TOKEN", token);
+    }
+    if let Ok(filter) = std::env::var("DSH_SANDBOXD_ENVD_LOG") {
+        payload = payload.env("RUST_LOG", filter);
+    }
+    let launcher = shared.launcher.clone();
+    let spawn_spec = spec.clone();
+    let ready_dir = ready_host.clone();
+    let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
+        std::fs::create_dir_all(&ready_dir)
+            .with_context(|| format!("creating {}", ready_dir.display()))?;
+        match std::fs::remove_file(ready_dir.join(READY_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).context("removing a stale envd address file");
+            }
+            _ => {}
+        }
+        Ok(launcher.spawn(&spawn_spec, payload)?)
+    })
+    .await
+    .context("the sandbox launch task panicked")??;
+
+    let pid = process.pid();
+    // From here on the process must not leak: hand it to the slot at once, so that any
+    // failure path (and kill) can stop it.
+    slot.lock().process = Some(process);
+    let ready = async {
+        let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
+        wait_healthy(addr, slot).await?;
+        init(addr, shared, slot).await?;
+        anyhow::Ok(addr)
+    };
+    let addr = match tokio::time::timeout(shared.config.envd_start_timeout, ready).await {
+        Ok(Ok(addr)) => addr,
+        Ok(Err(e)) => {
+            stop(slot).await;
+            return Err(e.context(format!("envd in sandbox {} did not start", slot.id)));
+        }
+        Err(_) => {
+            stop(slot).await;
+            bail!(
+                "envd in sandbox {} did not become healthy within {:?} (log: {})",
+                slot.id,
+                shared.config.envd_start_timeout,
+                spec.state_dir.join("envd.log").display()
+            );
+        }
+    };
+    {
+        let mut inner = slot.lock();
+        inner.envd = Some(addr);
+        inner.record.phase = Phase::Running;
+    }
+    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), "sandbox running");
+    Ok(())
+}
+
+/// Fails early when the sandbox died before it was ready.
+fn check_alive(slot: &Slot) -> anyhow::Result<()> {
+    let mut inner = slot.lock();
+    match inner.process.as_mut().map(SandboxProcess::try_wait) {
+        Some(Ok(None)) => Ok(()),
+        Some(Ok(Some(status))) => Err(anyhow!("the sandbox exited during start-up ({status})")),
+        Some(Err(e)) => Err(e.into()),
+        None => Err(anyhow!("the sandbox was stopped during start-up")),
+    }
+}
+
+async fn wait_for_address(path: &std::path::Path, slot: &Slot) -> anyhow::Result<SocketAddr> {
+    let mut delay = Duration::from_millis(1);
+    loop {
+        if let Ok(text) = tokio::fs::read_to_string(path).await
+            && let Ok(addr) = text.trim().parse::<SocketAddr>()
+        {
+            return Ok(addr);
+        }
+        check_alive(slot)?;
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_millis(20));
+    }
+}
+
+async fn wait_healthy(addr: SocketAddr, slot: &Slot) -> anyhow::Result<()> {
+    let mut delay = Duration::from_millis(1);
+    loop {
+        let request = hyper::Request::get("/health")
+            .header(hyper::header::HOST, addr.to_string())
+            .body(Full::new(Bytes::new()))?;
+        if let Ok(response) = proxy::send(addr, request).await
+            && response.status().is_success()
+        {
+            return Ok(());
+        }
+        check_alive(slot)?;
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_millis(20));
+    }
+}
+
+async fn init(addr: SocketAddr, shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+    let record = slot.record();
+    let spec = spec_for(shared, &record.sandbox_id, &record.template_id)?;
+    let body = serde_json::json!({
+        "envVars": record.env_vars,
+        "accessToken": record.envd_access_token,
+        "defaultUser": DEFAULT_USER,
+        "defaultWorkdir": spec.template.workdir,
+    });
+    let mut request = hyper::Request::post("/init")
+        .header(hyper::header::HOST, addr.to_string())
+        .header(hyper::header::CONTENT_TYPE, "application/json");
+    if let Some(token) = &record.envd_access_token {
+        request = request.header("X-Access-Token", token);
+    }
+    let request = request.body(Full::new(Bytes::from(serde_json::to_vec(&body)?)))?;
+    let response = proxy::send(addr, request).await.map_err(|e| anyhow!("POST /init: {e}"))?;
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        bail!("envd answered POST /init with {status}: {}", String::from_utf8_lossy(&body));
+    }
+    Ok(())
+}
+
+/// Stops every process of the sandbox (SIGTERM to its init, SIGKILL after a grace
+/// period) and waits until they are gone. Files are kept.
+pub async fn stop(slot: &Slot) {
+    let process = {
+        let mut inner = slot.lock();
+        inner.envd = None;
+        inner.process.take()
+    };
+    if let Some(mut process) = process {
+        let id = slot.id.clone();
+        let result = tokio::task::spawn_blocking(move || process.terminate(STOP_GRACE)).await;
+        match result {
+            Ok(Ok(status)) => tracing::debug!(sandbox = %id, %status, "sandbox stopped"),
+            Ok(Err(e)) => tracing::warn!(sandbox = %id, error = %e, "stopping the sandbox"),
+            Err(e) => tracing::warn!(sandbox = %id, error = %e, "stopping the sandbox panicked"),
+        }
+    }
+}
+
+/// Pauses: stops the processes, keeps the files, records `Paused`.
+pub async fn pause(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+    stop(slot).await;
+    let record = {
+        let mut inner = slot.lock();
+        inner.record.phase = Phase::Paused;
+        inner.record.clone()
+    };
+    shared.store.save(&record).context("saving the sandbox record")?;
+    tracing::info!(sandbox = %slot.id, "sandbox paused");
+    Ok(())
+}
+
+/// Kills: stops the processes and removes the sandbox's directory and record.
+pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
+    stop(slot).await;
+    let record = slot.record();
+    remove_state(shared, &record.sandbox_id).await?;
+    {
+        let mut inner = slot.lock();
+        inner.gone = true;
+    }
+    shared.remove_slot(&slot.id);
+    tracing::info!(sandbox = %slot.id, "sandbox killed");
+    Ok(())
+}
+
+/// Removes a stopped sandbox's directory (refusing while its init lives or a mount is
+/// left) and then its record.
+async fn remove_state(shared: &Shared, id: &str) -> anyhow::Result<()> {
+    let dir = shared.store.sandbox_dir(id);
+    let store = shared.store.clone();
+    let id = id.to_owned();
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        destroy_dir(&id, dir)?;
+        store.remove(&id).context("removing the sandbox record")
+    })
+    .await
+    .context("the destroy task panicked")?
+}
+
+/// Kills an init left running by an earlier daemon (we are not its parent, so poll
+/// until it is gone), then removes the directory. Retries briefly: the kernel releases
+/// the sandbox's mount namespace just after its last process exits.
+pub fn destroy_dir(id: &str, dir: PathBuf) -> anyhow::Result<()> {
+    kill_stray_init(&dir)?;
+    let spec = SandboxSpec::new(id, &dir, crate::template::Template::base());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match crate::destroy::destroy(&spec) {
+            Ok(()) => return Ok(()),
+            Err(e) if Instant::now() < deadline => {
+                tracing::debug!(sandbox = %id, error = %e, "retrying destroy");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e).with_context(|| format!("removing {}", dir.display())),
+        }
+    }
+}
+
+/// SIGKILLs the init recorded in `<dir>/init.pid` if that very process still runs and
+/// waits until it is dead.
+pub fn kill_stray_init(dir: &std::path::Path) -> anyhow::Result<()> {
+    let state = StateDir::new(dir);
+    let Some(pid) = state.live_init()? else { return Ok(()) };
+    tracing::info!(pid, dir = %dir.display(), "killing a sandbox init left by an earlier daemon");
+    let pid_t = libc::pid_t::try_from(pid)?;
+    // SAFETY: plain kill(2); the pid was checked against its start time just above.
+    unsafe { libc::kill(pid_t, libc::SIGKILL) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while state.live_init()?.is_some() {
+        if Instant::now() > deadline {
+            bail!("sandbox init {pid} did not die after SIGKILL");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    state.remove_pid();
+    Ok(())
+}
+
+/// What a restarted daemon does with the sandboxes it finds: half-created ones and
+/// directories without a record are removed; the others come back paused (any init a
+/// crashed daemon left behind is killed first), files intact.
+pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> {
+    let (records, orphans) = shared.store.scan().context("reading the sandbox records")?;
+    for name in orphans {
+        tracing::warn!(sandbox = %name, "removing a sandbox directory without a record");
+        destroy_dir(&name, shared.store.sandbox_dir(&name))?;
+    }
+    let mut kept = Vec::new();
+    for mut record in records {
+        let id = record.sandbox_id.clone();
+        if record.phase == Phase::Creating {
+            tracing::warn!(sandbox = %id, "removing a sandbox whose create did not complete");
+            destroy_dir(&id, shared.store.sandbox_dir(&id))?;
+            shared.store.remove(&id)?;
+            continue;
+        }
+        kill_stray_init(&shared.store.sandbox_dir(&id))?;
+        if record.phase != Phase::Paused {
+            record.phase = Phase::Paused;
+            shared.store.save(&record)?;
+        }
+        tracing::info!(sandbox = %id, "recovered sandbox (paused)");
+        kept.push(record);
+    }
+    Ok(kept)
+}
+
+/// The timeout reaper: every `tick`, sandboxes past their deadline are killed (or
+/// paused with autoPause), and sandboxes whose init died on its own are marked paused.
+pub async fn reaper(shared: Arc<Shared>, tick: Duration) {
+    let mut interval = tokio::time::interval(tick);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let now = now_ms();
+        for slot in shared.slots() {
+            let (expired, died) = {
+                let mut inner = slot.lock();
+                let running = inner.record.phase == Phase::Running && !inner.gone;
+                let died = running
+                    && matches!(
+                        inner.process.as_mut().map(SandboxProcess::try_wait),
+                        Some(Ok(Some(_)))
+                    );
+                (running && inner.record.end_at_ms <= now, died)
+            };
+            if !(expired || died) {
+                continue;
+            }
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let _ops = slot.ops.lock().await;
+                let (phase, end_at, auto_pause, gone) = {
+                    let inner = slot.lock();
+                    (
+                        inner.record.phase,
+                        inner.record.end_at_ms,
+                        inner.record.auto_pause,
+                        inner.gone,
+                    )
+                };
+                if gone || phase != Phase::Running {
+                    return;
+                }
+                let result = if died {
+                    tracing::warn!(sandbox = %slot.id, "sandbox exited on its own; marking it paused");
+                    pause(&shared, &slot).await
+                } else if end_at > now_ms() {
+                    Ok(()) // extended meanwhile
+                } else if auto_pause {
+                    tracing::info!(sandbox = %slot.id, "sandbox timed out: pausing (autoPause)");
+                    pause(&shared, &slot).await
+                } else {
+                    tracing::info!(sandbox = %slot.id, "sandbox timed out: killing");
+                    kill(&shared, &slot).await
+                };
+                if let Err(e) = result {
+                    tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "timeout handling failed");
+                }
+            });
+        }
+    }
+}

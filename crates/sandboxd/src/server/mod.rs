@@ -1,0 +1,371 @@
+//! The control plane: an E2B-compatible REST API over local sandboxes, and one address
+//! that also routes envd traffic to every sandbox.
+//!
+//! - [`Daemon::start`] binds, recovers the sandboxes of an earlier run (as paused) and
+//!   serves until [`Daemon::shutdown`], which pauses every running sandbox.
+//! - [`serve`] is the same as one call, for `dsh-sandboxd serve` or an embedding binary.
+//!
+//! Layout of the state directory: `api-key` (0600), `sandboxes/<id>.json` (the record of
+//! one sandbox, 0600) and `sandboxes/<id>/` (its isolation state: overlay layers, /home,
+//! /root, /var, `envd.log`).
+
+mod api;
+mod lifecycle;
+mod proxy;
+pub mod registry;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use crate::launch::Launcher;
+use crate::template::Templates;
+use registry::{Phase, Slot, Store};
+
+/// The envd version the control plane reports (dsh-envd speaks envd 0.6.13).
+pub const ENVD_VERSION: &str = "0.6.13";
+/// Environment variable naming the dsh-envd binary.
+pub const ENVD_BINARY_ENV: &str = "DSH_ENVD_BIN";
+pub const ENVD_BINARY_NAME: &str = "dsh-envd";
+pub const API_KEY_FILE: &str = "api-key";
+/// `clientID` of every sandbox (deprecated in E2B's API, still required by the SDK).
+pub const CLIENT_ID: &str = "dsh-sandboxd";
+pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+
+/// Daemon configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `127.0.0.1:3000` by default; port 0 picks a free port ([`Daemon::addr`]).
+    pub listen: SocketAddr,
+    pub state_dir: PathBuf,
+    /// dsh-envd; default: `$DSH_ENVD_BIN`, else next to the current executable (or one
+    /// directory up).
+    pub envd_binary: Option<PathBuf>,
+    /// dsh-sandbox-init; default: [`Launcher::locate`].
+    pub init_binary: Option<PathBuf>,
+    /// `domain` reported to clients (the SDK builds `https://49983-<id>.<domain>` from it
+    /// unless `E2B_SANDBOX_URL` is set).
+    pub domain: Option<String>,
+    pub templates: Templates,
+    /// How long envd may take to become healthy after the sandbox is spawned.
+    pub envd_start_timeout: Duration,
+    /// How often sandbox deadlines are checked.
+    pub reaper_tick: Duration,
+}
+
+impl Config {
+    pub fn new(state_dir: impl Into<PathBuf>) -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            state_dir: state_dir.into(),
+            envd_binary: None,
+            init_binary: None,
+            domain: Some("localhost".into()),
+            templates: Templates::builtin(),
+            envd_start_timeout: Duration::from_secs(20),
+            reaper_tick: Duration::from_millis(200),
+        }
+    }
+}
+
+/// Host facts reported as every sandbox's resources.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HostInfo {
+    cpu_count: u64,
+    memory_mb: u64,
+    disk_size_mb: u64,
+}
+
+impl HostInfo {
+    fn probe(state_dir: &Path) -> HostInfo {
+        let cpu_count = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
+        let memory_mb = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("MemTotal:"))
+                    .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb / 1024);
+        let disk_size_mb = rustix::fs::statvfs(state_dir)
+            .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) / (1024 * 1024));
+        HostInfo { cpu_count, memory_mb, disk_size_mb }
+    }
+}
+
+/// State shared by the handlers, the proxy and the reaper.
+pub(crate) struct Shared {
+    config: Config,
+    api_key: String,
+    store: Store,
+    launcher: Launcher,
+    envd_binary: PathBuf,
+    host: HostInfo,
+    sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+impl Shared {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        self.sandboxes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn slot(&self, id: &str) -> Option<Arc<Slot>> {
+        self.map().get(id).cloned()
+    }
+
+    pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
+        self.map().values().cloned().collect()
+    }
+
+    /// Inserts a new slot; `false` when the id is taken.
+    pub(crate) fn insert_slot(&self, slot: Arc<Slot>) -> bool {
+        let mut map = self.map();
+        if map.contains_key(&slot.id) {
+            return false;
+        }
+        map.insert(slot.id.clone(), slot);
+        true
+    }
+
+    pub(crate) fn remove_slot(&self, id: &str) {
+        self.map().remove(id);
+    }
+}
+
+/// An error answered as `{"code": <status>, "message": "..."}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into() }
+    }
+
+    pub fn not_found(id: &str) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, format!("sandbox {id} not found"))
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    pub fn internal(error: &anyhow::Error) -> ApiError {
+        tracing::error!(error = format!("{error:#}"), "request failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{error:#}"))
+    }
+
+    pub fn response(self) -> Response {
+        self.into_response()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "code": self.status.as_u16(), "message": self.message });
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// A running control plane.
+pub struct Daemon {
+    addr: SocketAddr,
+    api_key: String,
+    state_dir: PathBuf,
+    shared: Arc<Shared>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    reaper: tokio::task::JoinHandle<()>,
+}
+
+impl Daemon {
+    /// Binds `config.listen`, loads (or creates) the API key, recovers the sandboxes of
+    /// an earlier run and starts serving.
+    pub async fn start(config: Config) -> anyhow::Result<Daemon> {
+        std::fs::create_dir_all(&config.state_dir)
+            .with_context(|| format!("creating {}", config.state_dir.display()))?;
+        let state_dir = std::fs::canonicalize(&config.state_dir)?;
+        registry::set_mode(&state_dir, 0o700)?;
+        let api_key = load_or_create_api_key(&state_dir)?;
+        let launcher = match &config.init_binary {
+            Some(path) => Launcher::new(path),
+            None => Launcher::locate()?,
+        };
+        let envd_binary = match &config.envd_binary {
+            Some(path) => path.clone(),
+            None => locate_envd()?,
+        };
+        if !envd_binary.is_file() {
+            bail!("dsh-envd not found at {}", envd_binary.display());
+        }
+        let store = Store::open(&state_dir)?;
+        let host = HostInfo::probe(&state_dir);
+        let shared = Arc::new(Shared {
+            config: Config { state_dir: state_dir.clone(), ..config },
+            api_key: api_key.clone(),
+            store,
+            launcher,
+            envd_binary,
+            host,
+            sandboxes: Mutex::new(HashMap::new()),
+        });
+
+        let recovered = {
+            let shared = shared.clone();
+            tokio::task::spawn_blocking(move || lifecycle::recover(&shared))
+                .await
+                .context("recovery panicked")??
+        };
+        for record in recovered {
+            shared.insert_slot(Arc::new(Slot::new(record)));
+        }
+
+        let listener = tokio::net::TcpListener::bind(shared.config.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", shared.config.listen))?;
+        let addr = listener.local_addr()?;
+        let app = api::router(shared.clone());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            // Without it, streams on a reused connection wait ~40 ms for delayed ACKs.
+            let _ = tcp.set_nodelay(true);
+        });
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        let reaper = tokio::spawn(lifecycle::reaper(shared.clone(), shared.config.reaper_tick));
+        tracing::info!(%addr, state_dir = %state_dir.display(), envd = %shared.envd_binary.display(), "dsh-sandboxd listening");
+        Ok(Daemon { addr, api_key, state_dir, shared, stop: Some(stop), server, reaper })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://<addr>`: the value for both `E2B_API_URL` and `E2B_SANDBOX_URL`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn api_key(&self) -> &str {
+        &self.api_key
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// Stops accepting requests and pauses every running sandbox (their files stay;
+    /// the next start brings them back as paused).
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.reaper.abort();
+        let mut pauses = tokio::task::JoinSet::new();
+        for slot in self.shared.slots() {
+            let shared = self.shared.clone();
+            pauses.spawn(async move {
+                let _ops = slot.ops.lock().await;
+                let (phase, has_process) = {
+                    let inner = slot.lock();
+                    (inner.record.phase, inner.process.is_some())
+                };
+                if (phase == Phase::Running || has_process)
+                    && let Err(e) = lifecycle::pause(&shared, &slot).await
+                {
+                    tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "pausing at shutdown");
+                }
+            });
+        }
+        while pauses.join_next().await.is_some() {}
+        // Streams to sandboxes ended with their envd; give idle connections a moment.
+        match tokio::time::timeout(Duration::from_secs(5), &mut self.server).await {
+            Ok(result) => result.context("the server task panicked")??,
+            Err(_) => {
+                tracing::warn!("connections still open after 5 s; closing them");
+                self.server.abort();
+            }
+        }
+        tracing::info!("dsh-sandboxd stopped");
+        Ok(())
+    }
+}
+
+/// Dropping the handle without [`Daemon::shutdown`] stops serving but leaves the
+/// sandboxes running (as a crash would); the next start pauses them.
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.reaper.abort();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Runs the daemon until `shutdown` resolves, then pauses every sandbox and returns.
+pub async fn serve(config: Config, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+    let daemon = Daemon::start(config).await?;
+    shutdown.await;
+    daemon.shutdown().await
+}
+
+/// Reads `<state-dir>/api-key`, or generates one (`dsh_` + 40 hex digits, mode 0600).
+fn load_or_create_api_key(state_dir: &Path) -> anyhow::Result<String> {
+    let path = state_dir.join(API_KEY_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(key) if !key.trim().is_empty() => return Ok(key.trim().to_owned()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+    let key = format!("e2b_{}", registry::random_hex(20));
+    let tmp = state_dir.join(".api-key.tmp");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
+    file.write_all(format!("{key}\n").as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, &path)?;
+    tracing::info!(path = %path.display(), "generated a new API key");
+    Ok(key)
+}
+
+/// `$DSH_ENVD_BIN`, else `dsh-envd` next to the current executable or one directory up.
+pub fn locate_envd() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os(ENVD_BINARY_ENV) {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe()?;
+    let mut searched = Vec::new();
+    for dir in exe.ancestors().skip(1).take(2) {
+        let candidate = dir.join(ENVD_BINARY_NAME);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        searched.push(candidate.display().to_string());
+    }
+    bail!("dsh-envd not found (set {ENVD_BINARY_ENV}); searched {}", searched.join(", "))
+}

@@ -1,0 +1,271 @@
+//! Sandbox records: what the control plane knows about each sandbox, persisted as one
+//! JSON file per sandbox (`<state-dir>/sandboxes/<id>.json`) next to the sandbox's own
+//! state directory (`<state-dir>/sandboxes/<id>/`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::launch::SandboxProcess;
+
+/// Where a sandbox is in its life. `Creating` is written before anything is started, so
+/// a daemon killed mid-create finds and removes the half-made sandbox on its next start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Creating,
+    Running,
+    Paused,
+}
+
+/// The persisted part of a sandbox.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub sandbox_id: String,
+    pub template_id: String,
+    #[serde(default)]
+    pub alias: Option<String>,
+    /// `None` for a sandbox created with `secure: false` (envd then requires no token).
+    #[serde(default)]
+    pub envd_access_token: Option<String>,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    #[serde(default)]
+    pub env_vars: BTreeMap<String, String>,
+    #[serde(default)]
+    pub auto_pause: bool,
+    /// Unix milliseconds.
+    pub started_at_ms: u64,
+    /// Unix milliseconds: when the sandbox times out (killed, or paused with autoPause).
+    pub end_at_ms: u64,
+    pub phase: Phase,
+}
+
+/// One sandbox in memory. `ops` serializes lifecycle operations (create, pause, resume,
+/// kill, timeout) on it; `inner` is held only briefly and never across an await.
+pub struct Slot {
+    pub id: String,
+    pub ops: tokio::sync::Mutex<()>,
+    pub inner: Mutex<Inner>,
+}
+
+pub struct Inner {
+    pub record: Record,
+    /// Address of the running envd.
+    pub envd: Option<SocketAddr>,
+    pub process: Option<SandboxProcess>,
+    /// Set once the sandbox is killed: the slot is out of the registry.
+    pub gone: bool,
+}
+
+impl Slot {
+    pub fn new(record: Record) -> Slot {
+        Slot {
+            id: record.sandbox_id.clone(),
+            ops: tokio::sync::Mutex::new(()),
+            inner: Mutex::new(Inner { record, envd: None, process: None, gone: false }),
+        }
+    }
+
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn record(&self) -> Record {
+        self.lock().record.clone()
+    }
+}
+
+/// The `sandboxes/` directory of the daemon's state directory.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    pub fn open(state_dir: &Path) -> io::Result<Store> {
+        let root = state_dir.join("sandboxes");
+        fs::create_dir_all(&root)?;
+        set_mode(&root, 0o700)?;
+        Ok(Store { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn record_path(&self, id: &str) -> PathBuf {
+        self.root.join(format!("{id}.json"))
+    }
+
+    pub fn sandbox_dir(&self, id: &str) -> PathBuf {
+        self.root.join(id)
+    }
+
+    /// Writes the record atomically (temporary file + rename), mode 0600: it holds the
+    /// envd access token.
+    pub fn save(&self, record: &Record) -> io::Result<()> {
+        let path = self.record_path(&record.sandbox_id);
+        let tmp = self.root.join(format!(".{}.json.tmp", record.sandbox_id));
+        let data = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(&data)?;
+        file.sync_data()?;
+        fs::rename(&tmp, &path)
+    }
+
+    pub fn remove(&self, id: &str) -> io::Result<()> {
+        match fs::remove_file(self.record_path(id)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Every readable record, plus the names of sandbox directories without any record
+    /// file. A directory whose record cannot be read is left alone (never destroyed).
+    pub fn scan(&self) -> io::Result<(Vec<Record>, Vec<String>)> {
+        let mut records = Vec::new();
+        let mut dirs = Vec::new();
+        let mut known = std::collections::HashSet::new();
+        for entry in fs::read_dir(&self.root)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if let Some(id) = name.strip_suffix(".json") {
+                if id.starts_with('.') {
+                    let _ = fs::remove_file(&path);
+                    continue;
+                }
+                known.insert(id.to_owned());
+                match fs::read(&path).map(|data| serde_json::from_slice::<Record>(&data)) {
+                    Ok(Ok(record)) if record.sandbox_id == id => records.push(record),
+                    other => {
+                        tracing::warn!(path = %path.display(), ?other, "ignoring unreadable sandbox record");
+                    }
+                }
+            } else if entry.file_type()?.is_dir() {
+                dirs.push(name);
+            }
+        }
+        dirs.retain(|d| !known.contains(d));
+        Ok((records, dirs))
+    }
+}
+
+pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+
+/// E2B's id format: 20 characters of `[a-z0-9]`.
+pub fn new_sandbox_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..20).map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())])).collect()
+}
+
+/// `bytes` random bytes as lowercase hex.
+pub fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::rng();
+    (0..bytes).map(|_| format!("{:02x}", rng.random::<u8>())).collect()
+}
+
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T10:08:00.123Z`.
+pub fn rfc3339(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn formats_timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(1_795_860_480_123), "2026-11-28T10:08:00.123Z");
+    }
+
+    #[test]
+    fn ids_are_twenty_lowercase_alphanumerics() {
+        let id = new_sandbox_id();
+        assert_eq!(id.len(), 20);
+        assert!(id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{id}");
+        assert_ne!(new_sandbox_id(), id);
+        assert_eq!(random_hex(16).len(), 32);
+    }
+
+    #[test]
+    fn records_round_trip_and_scan_finds_orphans() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let record = Record {
+            sandbox_id: "abc".into(),
+            template_id: "base".into(),
+            alias: None,
+            envd_access_token: Some("t".into()),
+            metadata: BTreeMap::from([("k".into(), "v".into())]),
+            env_vars: BTreeMap::new(),
+            auto_pause: false,
+            started_at_ms: 1,
+            end_at_ms: 2,
+            phase: Phase::Running,
+        };
+        store.save(&record).unwrap();
+        fs::create_dir(store.sandbox_dir("abc")).unwrap();
+        fs::create_dir(store.sandbox_dir("orphan")).unwrap();
+        let (records, orphans) = store.scan().unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].metadata["k"], "v");
+        assert_eq!(records[0].phase, Phase::Running);
+        assert_eq!(orphans, ["orphan"]);
+        // A record that cannot be read keeps its directory from being taken as an orphan.
+        fs::write(store.record_path("broken"), "{not json").unwrap();
+        fs::create_dir(store.sandbox_dir("broken")).unwrap();
+        let (records, orphans) = store.scan().unwrap();
+        assert_eq!((records.len(), orphans), (1, vec!["orphan".to_owned()]));
+        store.remove("abc").unwrap();
+        store.remove("abc").unwrap();
+    }
+}

@@ -1,0 +1,277 @@
+//! A daemon on a free port over a temporary state directory, and an HTTP client that
+//! speaks to its REST API and (through its proxy) to the envd of a sandbox.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dsh_sandboxd::{Daemon, DaemonConfig};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub fn init_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init"))
+}
+
+pub fn daemon_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandboxd"))
+}
+
+/// dsh-envd: `$DSH_ENVD_BIN`, else next to this package's binaries.
+pub fn envd_binary() -> PathBuf {
+    let path = std::env::var_os("DSH_ENVD_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| init_binary().parent().unwrap().join("dsh-envd"));
+    assert!(path.is_file(), "{} missing: run `cargo build -p dsh-envd` first", path.display());
+    path
+}
+
+pub fn config(state: &Path) -> DaemonConfig {
+    let mut config = DaemonConfig::new(state);
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.init_binary = Some(init_binary());
+    config.envd_binary = Some(envd_binary());
+    config.reaper_tick = Duration::from_millis(100);
+    config
+}
+
+pub struct Harness {
+    pub dir: TempDir,
+    pub daemon: Option<Daemon>,
+    pub client: Client,
+}
+
+impl Harness {
+    pub async fn start() -> Harness {
+        let dir = tempfile::Builder::new().prefix("dsh-sandboxd-control-").tempdir().unwrap();
+        let daemon = Daemon::start(config(&dir.path().join("state"))).await.unwrap();
+        let client = Client::new(&daemon.url(), daemon.api_key());
+        Harness { dir, daemon: Some(daemon), client }
+    }
+
+    pub fn state(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("state")).unwrap()
+    }
+
+    pub fn daemon(&self) -> &Daemon {
+        self.daemon.as_ref().unwrap()
+    }
+
+    pub async fn restart(&mut self) {
+        if let Some(daemon) = self.daemon.take() {
+            daemon.shutdown().await.unwrap();
+        }
+        let daemon = Daemon::start(config(&self.dir.path().join("state"))).await.unwrap();
+        self.client = Client::new(&daemon.url(), daemon.api_key());
+        self.daemon = Some(daemon);
+    }
+
+    pub async fn stop(&mut self) {
+        if let Some(daemon) = self.daemon.take() {
+            daemon.shutdown().await.unwrap();
+        }
+    }
+
+    /// Pid of the sandbox's init on the host (from its pid file).
+    pub fn init_pid(&self, id: &str) -> u32 {
+        init_pid(&self.state(), id)
+    }
+
+    pub fn assert_no_leftovers(&self, id: &str, init_pid: u32) {
+        assert_no_leftovers(&self.state(), id, init_pid);
+    }
+}
+
+/// A test that ends (or fails) with sandboxes still running must not leak them: the
+/// daemon itself leaves sandboxes running when it is dropped without `shutdown`.
+impl Drop for Harness {
+    fn drop(&mut self) {
+        kill_all_sandboxes(&self.dir.path().join("state"));
+    }
+}
+
+/// Kills every sandbox under a state directory when dropped (for tests without a Harness).
+pub struct KillOnDrop(pub PathBuf);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        kill_all_sandboxes(&self.0);
+    }
+}
+
+/// SIGKILLs every sandbox init recorded under `state` and waits for it to go.
+pub fn kill_all_sandboxes(state: &Path) {
+    let Ok(entries) = std::fs::read_dir(state.join("sandboxes")) else { return };
+    for entry in entries.flatten() {
+        let state = dsh_sandboxd::state::StateDir::new(entry.path());
+        let Ok(Some(pid)) = state.live_init() else { continue };
+        // SAFETY: plain kill(2) of the init just checked by pid and start time.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(state.live_init(), Ok(Some(_))) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+pub fn init_pid(state: &Path, id: &str) -> u32 {
+    let text = std::fs::read_to_string(state.join("sandboxes").join(id).join("init.pid")).unwrap();
+    text.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// No process, no mount, no directory, no record left of sandbox `id`.
+pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
+    let dir = state.join("sandboxes").join(id);
+    assert!(!Path::new(&format!("/proc/{init_pid}")).exists(), "init {init_pid} still exists");
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let leaked: Vec<&str> =
+        mountinfo.lines().filter(|l| l.contains(dir.to_str().unwrap())).collect();
+    assert!(leaked.is_empty(), "{leaked:?}");
+    assert!(!dir.exists(), "{} still exists", dir.display());
+    assert!(!state.join("sandboxes").join(format!("{id}.json")).exists());
+    // No process anywhere still runs under that directory's sandbox id.
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        assert!(!cmdline.contains(id), "process {:?} still runs: {cmdline}", entry.file_name());
+    }
+}
+
+pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    pub base: String,
+    pub api_key: String,
+    pub http: reqwest::Client,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Client {
+    pub fn new(base: &str, api_key: &str) -> Client {
+        Client { base: base.to_owned(), api_key: api_key.to_owned(), http: reqwest::Client::new() }
+    }
+
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        self.call_with_key(method, path, body, Some(&self.api_key)).await
+    }
+
+    pub async fn call_with_key(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        key: Option<&str>,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(key) = key {
+            request = request.header("X-API-Key", key);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.unwrap();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                panic!("{status}: not JSON ({e}): {}", String::from_utf8_lossy(&bytes))
+            })
+        };
+        Reply { status, headers, body }
+    }
+
+    pub async fn create(&self, body: Value) -> Value {
+        let reply = self.call(Method::POST, "/v2/sandboxes", Some(body)).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        reply.body
+    }
+
+    fn envd(&self, sandbox: &Value, method: Method, path: &str) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .header("E2b-Sandbox-Id", sandbox["sandboxID"].as_str().unwrap())
+            .header("E2b-Sandbox-Port", "49983");
+        if let Some(token) = sandbox["envdAccessToken"].as_str() {
+            request = request.header("X-Access-Token", token);
+        }
+        request
+    }
+
+    /// Writes a file in the sandbox through envd's `POST /files`.
+    pub async fn write_file(&self, sandbox: &Value, path: &str, content: &str) {
+        let response = self
+            .envd(sandbox, Method::POST, &format!("/files?path={path}"))
+            .header("Content-Type", "application/octet-stream")
+            .body(content.to_owned())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert_eq!(status, StatusCode::OK, "{}", response.text().await.unwrap());
+    }
+
+    /// Reads a file through envd's `GET /files`: (status, body).
+    pub async fn read_file(&self, sandbox: &Value, path: &str) -> (StatusCode, String) {
+        let response =
+            self.envd(sandbox, Method::GET, &format!("/files?path={path}")).send().await.unwrap();
+        (response.status(), response.text().await.unwrap())
+    }
+
+    /// Runs `sh -c script` through `process.Process/Start` (Connect, JSON codec) and
+    /// returns (stdout, exit code).
+    pub async fn run(&self, sandbox: &Value, script: &str) -> (String, i64) {
+        use base64::Engine as _;
+        let message = serde_json::json!({
+            "process": {"cmd": "/bin/sh", "args": ["-c", script]}
+        });
+        let payload = serde_json::to_vec(&message).unwrap();
+        let mut frame = vec![0u8];
+        frame.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
+        frame.extend_from_slice(&payload);
+        let response = self
+            .envd(sandbox, Method::POST, "/process.Process/Start")
+            .header("Content-Type", "application/connect+json")
+            .header("Connect-Protocol-Version", "1")
+            .body(frame)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = response.bytes().await.unwrap();
+        let (mut stdout, mut code, mut rest) = (Vec::new(), None, &bytes[..]);
+        while rest.len() >= 5 {
+            let len = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
+            let flags = rest[0];
+            let message: Value = serde_json::from_slice(&rest[5..5 + len]).unwrap();
+            rest = &rest[5 + len..];
+            if flags & 2 != 0 {
+                assert!(message.get("error").is_none(), "{message}");
+                continue;
+            }
+            let event = &message["event"];
+            if let Some(data) = event["data"]["stdout"].as_str() {
+                stdout.extend(base64::engine::general_purpose::STANDARD.decode(data).unwrap());
+            }
+            if let Some(end) = event.get("end") {
+                code = Some(end["exitCode"].as_i64().unwrap_or(0));
+            }
+        }
+        (String::from_utf8(stdout).unwrap(), code.expect("no end event"))
+    }
+}

@@ -1,0 +1,389 @@
+//! The REST API on one daemon: create, get, list, pause, connect, resume, timeouts,
+//! kill, errors and routing.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::harness::{Harness, wait_until};
+
+fn is_id(id: &str) -> bool {
+    id.len() == 20 && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_get_list_pause_connect_kill() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let sandbox = c
+        .create(json!({
+            "templateID": "base",
+            "timeout": 120,
+            "metadata": {"owner": "test", "purpose": "lifecycle"},
+            "envVars": {"FROM_CREATE": "create-value"},
+        }))
+        .await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    assert!(is_id(&id), "{id}");
+    let token = sandbox["envdAccessToken"].as_str().unwrap();
+    assert_eq!(token.len(), 64);
+    assert_eq!(
+        sandbox,
+        json!({
+            "templateID": "base",
+            "sandboxID": id,
+            "clientID": "dsh-sandboxd",
+            "envdVersion": "0.6.13",
+            "envdAccessToken": token,
+            "trafficAccessToken": null,
+            "domain": "localhost",
+        })
+    );
+
+    // Detail.
+    let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(detail.status, StatusCode::OK);
+    let d = &detail.body;
+    assert_eq!(d["state"], "running");
+    assert_eq!(d["sandboxID"], id.as_str());
+    assert_eq!(d["templateID"], "base");
+    assert_eq!(d["envdVersion"], "0.6.13");
+    assert_eq!(d["envdAccessToken"], token);
+    assert_eq!(d["metadata"], json!({"owner": "test", "purpose": "lifecycle"}));
+    let cpus = std::thread::available_parallelism().unwrap().get() as u64;
+    assert_eq!(d["cpuCount"], cpus);
+    assert!(d["memoryMB"].as_u64().unwrap() > 0);
+    assert!(d["diskSizeMB"].as_u64().unwrap() > 0);
+    assert!(d["startedAt"].as_str().unwrap().ends_with('Z'));
+    assert!(d["endAt"].as_str().unwrap() > d["startedAt"].as_str().unwrap());
+
+    // envd through the proxy: the /init env vars, the default user and workdir.
+    let (out, code) = c.run(&sandbox, "echo $FROM_CREATE; id -un; pwd").await;
+    assert_eq!((out.as_str(), code), ("create-value\nuser\n/home/user\n", 0));
+    c.write_file(&sandbox, "/home/user/kept.txt", "kept across pause").await;
+
+    // Without the access token envd refuses.
+    let unauth =
+        c.http.get(format!("{}/envs", c.base)).header("E2b-Sandbox-Id", &id).send().await.unwrap();
+    assert_eq!(unauth.status(), StatusCode::UNAUTHORIZED);
+
+    // The Host form routes too.
+    let by_host = c
+        .http
+        .get(format!("{}/health", c.base))
+        .header("Host", format!("49983-{id}.localhost"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_host.status(), StatusCode::NO_CONTENT);
+
+    // envd runs with no signal blocked (SIGTERM reaches it on pause).
+    let init = h.init_pid(&id);
+    let children = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")).unwrap();
+    let envd_pid = children.split_whitespace().next().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{envd_pid}/status")).unwrap();
+    assert!(status.lines().any(|l| l == "SigBlk:\t0000000000000000"), "{status}");
+
+    // Lists.
+    let list = c.call(Method::GET, "/v2/sandboxes", None).await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert_eq!(list.headers["x-total-running"], "1");
+    assert!(list.headers.get("x-next-token").is_none());
+    assert_eq!(list.body.as_array().unwrap().len(), 1);
+    assert_eq!(list.body[0]["sandboxID"], id.as_str());
+    assert_eq!(list.body[0]["state"], "running");
+    assert!(list.body[0].get("envdAccessToken").is_none());
+    let filtered = c
+        .call(Method::GET, "/v2/sandboxes?metadata=owner%3Dtest%26purpose%3Dlifecycle", None)
+        .await;
+    assert_eq!(filtered.body.as_array().unwrap().len(), 1);
+    let other = c.call(Method::GET, "/v2/sandboxes?metadata=owner%3Dsomeone", None).await;
+    assert_eq!(other.body, json!([]));
+    let v1 = c.call(Method::GET, "/sandboxes", None).await;
+    assert_eq!(v1.body.as_array().unwrap().len(), 1);
+
+    // Pause, twice.
+    let paused = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
+    assert_eq!(paused.status, StatusCode::NO_CONTENT);
+    assert!(!std::path::Path::new(&format!("/proc/{init}")).exists());
+    let again = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert_eq!(
+        again.body,
+        json!({"code": 409, "message": format!("sandbox {id} is already paused")})
+    );
+    let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(detail.body["state"], "paused");
+    let running = c.call(Method::GET, "/v2/sandboxes?state=running", None).await;
+    assert_eq!(
+        (running.body.clone(), &running.headers["x-total-running"]),
+        (json!([]), &"0".parse().unwrap())
+    );
+    let paused_list = c.call(Method::GET, "/v2/sandboxes?state=paused", None).await;
+    assert_eq!(paused_list.body[0]["state"], "paused");
+    assert_eq!(c.call(Method::GET, "/sandboxes", None).await.body, json!([]));
+    // envd traffic for a paused sandbox: 502 (what the SDK's is_running() reads as "not running").
+    let (status, body) = c.read_file(&sandbox, "/home/user/kept.txt").await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert!(body.contains("is paused"), "{body}");
+
+    // Connect resumes (201), then only extends (200).
+    let resumed = c
+        .call(Method::POST, &format!("/v2/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(resumed.status, StatusCode::CREATED, "{}", resumed.body);
+    assert_eq!(resumed.body, sandbox);
+    assert_eq!(
+        c.read_file(&sandbox, "/home/user/kept.txt").await,
+        (StatusCode::OK, "kept across pause".into())
+    );
+    let (out, _) = c.run(&sandbox, "echo $FROM_CREATE").await;
+    assert_eq!(out, "create-value\n");
+    let connected = c
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 30})))
+        .await;
+    assert_eq!(connected.status, StatusCode::OK);
+    let resume_running = c.call(Method::POST, &format!("/sandboxes/{id}/resume"), None).await;
+    assert_eq!(resume_running.status, StatusCode::CONFLICT);
+    // Resume (deprecated) after another pause.
+    assert_eq!(
+        c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let resumed = c
+        .call(Method::POST, &format!("/sandboxes/{id}/resume"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(resumed.status, StatusCode::CREATED);
+    assert_eq!(resumed.body["sandboxID"], id.as_str());
+
+    // Timeout.
+    let set = c
+        .call(Method::POST, &format!("/sandboxes/{id}/timeout"), Some(json!({"timeout": 600})))
+        .await;
+    assert_eq!(set.status, StatusCode::NO_CONTENT);
+
+    // Kill: 204, then everything is gone.
+    let init = h.init_pid(&id);
+    let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(killed.status, StatusCode::NO_CONTENT);
+    h.assert_no_leftovers(&id, init);
+    let gone = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    assert_eq!(gone.body, json!({"code": 404, "message": format!("sandbox {id} not found")}));
+    assert_eq!(
+        c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let (status, body) = c.read_file(&sandbox, "/home/user/kept.txt").await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert_eq!(body, format!(r#"{{"code":502,"message":"sandbox {id} not found"}}"#));
+    assert_eq!(c.call(Method::GET, "/v2/sandboxes", None).await.body, json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_key_is_required() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let key_file = h.state().join("api-key");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&key_file).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(std::fs::read_to_string(&key_file).unwrap().trim(), h.daemon().api_key());
+    assert!(h.daemon().api_key().starts_with("e2b_"));
+
+    for (key, message) in [
+        (None, "missing API key: send it in the X-API-Key header"),
+        (Some("e2b_wrong"), "invalid API key"),
+    ] {
+        for (method, path) in [
+            (Method::GET, "/v2/sandboxes"),
+            (Method::POST, "/v2/sandboxes"),
+            (Method::POST, "/sandboxes"),
+            (Method::GET, "/sandboxes/abc"),
+            (Method::DELETE, "/sandboxes/abc"),
+        ] {
+            let reply = c.call_with_key(method.clone(), path, None, key).await;
+            assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {path}");
+            assert_eq!(reply.body, json!({"code": 401, "message": message}));
+        }
+    }
+    assert_eq!(c.call(Method::GET, "/v2/sandboxes", None).await.body, json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_and_unknown_ids() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let reply = c.call(Method::POST, "/v2/sandboxes", Some(json!({"templateID": "nope"}))).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        reply.body,
+        json!({"code": 404, "message": "template 'nope' not found (available: base)"})
+    );
+    for timeout in [-1, 86_401] {
+        let reply = c
+            .call(
+                Method::POST,
+                "/sandboxes",
+                Some(json!({"templateID": "base", "timeout": timeout})),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            reply.body,
+            json!({"code": 400, "message": format!("timeout must be between 0 and 86400 seconds, got {timeout}")})
+        );
+    }
+    let reply = c.call(Method::POST, "/v2/sandboxes", Some(json!({"templateID": 5}))).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply.body["code"], 400);
+    let reply = c.call(Method::GET, "/v2/sandboxes?limit=0", None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let reply = c.call(Method::GET, "/v2/sandboxes?state=sleeping", None).await;
+    assert_eq!(
+        reply.body,
+        json!({"code": 400, "message": "invalid state 'sleeping': expected running or paused"})
+    );
+
+    let id = "aaaaaaaaaaaaaaaaaaaa";
+    let not_found = json!({"code": 404, "message": format!("sandbox {id} not found")});
+    for (method, path, body) in [
+        (Method::GET, format!("/sandboxes/{id}"), None),
+        (Method::DELETE, format!("/sandboxes/{id}"), None),
+        (Method::POST, format!("/sandboxes/{id}/pause"), None),
+        (Method::POST, format!("/sandboxes/{id}/resume"), None),
+        (Method::POST, format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 10}))),
+        (Method::POST, format!("/v2/sandboxes/{id}/connect"), Some(json!({}))),
+        (Method::POST, format!("/sandboxes/{id}/timeout"), Some(json!({"timeout": 10}))),
+    ] {
+        let reply = c.call(method.clone(), &path, body).await;
+        assert_eq!(
+            (reply.status, &reply.body),
+            (StatusCode::NOT_FOUND, &not_found),
+            "{method} {path}"
+        );
+    }
+    let reply = c.call(Method::POST, &format!("/sandboxes/{id}/timeout"), Some(json!({}))).await;
+    assert_eq!(reply.body, json!({"code": 400, "message": "timeout is required"}));
+    // envd traffic for an unknown sandbox: 502, as E2B's proxy answers (the SDK's
+    // is_running() returns False on 502 and raises on 404).
+    let response =
+        c.http.get(format!("{}/health", c.base)).header("E2b-Sandbox-Id", id).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"code": 502, "message": format!("sandbox {id} not found")})
+    );
+    // The daemon's own health check needs no key.
+    let response = c.http.get(format!("{}/health", c.base)).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // Nothing was left behind by the failed creates.
+    assert_eq!(std::fs::read_dir(h.state().join("sandboxes")).unwrap().count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_kills_or_pauses() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let doomed = c.create(json!({"templateID": "base", "timeout": 1})).await;
+    let paused = c.create(json!({"templateID": "base", "timeout": 1, "autoPause": true})).await;
+    let extended = c.create(json!({"templateID": "base", "timeout": 1})).await;
+    let (doomed_id, paused_id, extended_id) = (
+        doomed["sandboxID"].as_str().unwrap(),
+        paused["sandboxID"].as_str().unwrap(),
+        extended["sandboxID"].as_str().unwrap(),
+    );
+    let set = c
+        .call(
+            Method::POST,
+            &format!("/sandboxes/{extended_id}/timeout"),
+            Some(json!({"timeout": 60})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::NO_CONTENT);
+    c.write_file(&paused, "/home/user/f", "still here").await;
+    let doomed_init = h.init_pid(doomed_id);
+    let paused_init = h.init_pid(paused_id);
+
+    wait_until("the 1 s sandboxes to time out", Duration::from_secs(10), async || {
+        c.call(Method::GET, &format!("/sandboxes/{doomed_id}"), None).await.status
+            == StatusCode::NOT_FOUND
+            && c.call(Method::GET, &format!("/sandboxes/{paused_id}"), None).await.body["state"]
+                == "paused"
+    })
+    .await;
+    h.assert_no_leftovers(doomed_id, doomed_init);
+    assert!(!std::path::Path::new(&format!("/proc/{paused_init}")).exists());
+    let state = c.call(Method::GET, &format!("/sandboxes/{extended_id}"), None).await;
+    assert_eq!(state.body["state"], "running");
+    let connected = c
+        .call(
+            Method::POST,
+            &format!("/sandboxes/{paused_id}/connect"),
+            Some(json!({"timeout": 60})),
+        )
+        .await;
+    assert_eq!(connected.status, StatusCode::CREATED);
+    assert_eq!(c.read_file(&paused, "/home/user/f").await, (StatusCode::OK, "still here".into()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_get_distinct_sandboxes() {
+    const N: usize = 20;
+    let h = Harness::start().await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..N {
+        let c = h.client.clone();
+        tasks.spawn(async move {
+            let sandbox =
+                c.create(json!({"templateID": "base", "metadata": {"i": i.to_string()}})).await;
+            c.write_file(&sandbox, "/home/user/whoami", &format!("sandbox {i}")).await;
+            (i, sandbox)
+        });
+    }
+    let mut sandboxes = Vec::new();
+    while let Some(result) = tasks.join_next().await {
+        sandboxes.push(result.unwrap());
+    }
+    let c = &h.client;
+    let list = c.call(Method::GET, "/v2/sandboxes", None).await;
+    assert_eq!(list.headers["x-total-running"], N.to_string().as_str());
+    assert_eq!(list.body.as_array().unwrap().len(), N);
+    let paged = c.call(Method::GET, "/v2/sandboxes?limit=15", None).await;
+    assert_eq!(paged.body.as_array().unwrap().len(), 15);
+    assert_eq!(paged.headers["x-next-token"], "15");
+    let rest = c.call(Method::GET, "/v2/sandboxes?limit=15&nextToken=15", None).await;
+    assert_eq!(rest.body.as_array().unwrap().len(), N - 15);
+    assert!(rest.headers.get("x-next-token").is_none());
+    let mut ids: Vec<&str> =
+        sandboxes.iter().map(|(_, s)| s["sandboxID"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), N);
+    // Each sandbox sees only its own file (isolation and routing).
+    for (i, sandbox) in &sandboxes {
+        assert_eq!(
+            c.read_file(sandbox, "/home/user/whoami").await,
+            (StatusCode::OK, format!("sandbox {i}"))
+        );
+    }
+    let inits: Vec<(String, u32)> =
+        ids.iter().map(|id| ((*id).to_owned(), h.init_pid(id))).collect();
+    let mut kills = tokio::task::JoinSet::new();
+    for (id, _) in &inits {
+        let c = c.clone();
+        let id = id.clone();
+        kills.spawn(async move {
+            c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await.status
+        });
+    }
+    while let Some(status) = kills.join_next().await {
+        assert_eq!(status.unwrap(), StatusCode::NO_CONTENT);
+    }
+    for (id, init) in &inits {
+        h.assert_no_leftovers(id, *init);
+    }
+    assert_eq!(std::fs::read_dir(h.state().join("sandboxes")).unwrap().count(), 0);
+}

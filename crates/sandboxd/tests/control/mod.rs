@@ -1,0 +1,3 @@
+mod harness;
+mod lifecycle;
+mod restart;

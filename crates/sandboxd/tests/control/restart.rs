@@ -1,0 +1,196 @@
+//! State across daemon restarts: a clean shutdown pauses every sandbox, a crash leaves
+//! them running and the next start kills and pauses them; half-made sandboxes go.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::harness::{
+    Client, Harness, config, daemon_binary, envd_binary, init_binary, wait_until,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_pauses_and_restart_brings_sandboxes_back_paused() {
+    let mut h = Harness::start().await;
+    let key = h.daemon().api_key().to_owned();
+    let a = h.client.create(json!({"templateID": "base", "metadata": {"name": "a"}})).await;
+    let b = h.client.create(json!({"templateID": "base", "envVars": {"B": "bee"}})).await;
+    h.client.write_file(&a, "/home/user/a.txt", "file of a").await;
+    h.client.write_file(&b, "/root/b.txt", "file of b").await;
+    let (a_id, b_id) = (a["sandboxID"].as_str().unwrap(), b["sandboxID"].as_str().unwrap());
+    let inits = [h.init_pid(a_id), h.init_pid(b_id)];
+
+    h.stop().await;
+    for init in inits {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{init}")).exists(),
+            "init {init} survived shutdown"
+        );
+    }
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(h.state().join(format!("sandboxes/{a_id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["phase"], "paused");
+
+    h.restart().await;
+    assert_eq!(h.daemon().api_key(), key, "the API key is kept");
+    let c = &h.client;
+    let list = c.call(Method::GET, "/v2/sandboxes", None).await;
+    let mut states: Vec<(String, String)> = list
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (s["sandboxID"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    states.sort();
+    let mut expected =
+        vec![(a_id.to_owned(), "paused".to_owned()), (b_id.to_owned(), "paused".to_owned())];
+    expected.sort();
+    assert_eq!(states, expected);
+    assert_eq!(list.headers["x-total-running"], "0");
+    let detail = c.call(Method::GET, &format!("/sandboxes/{a_id}"), None).await;
+    assert_eq!(detail.body["metadata"], json!({"name": "a"}));
+
+    for (sandbox, path, content) in
+        [(&a, "/home/user/a.txt", "file of a"), (&b, "/root/b.txt", "file of b")]
+    {
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        let reply = c
+            .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        assert_eq!(reply.body["envdAccessToken"], sandbox["envdAccessToken"], "the token is kept");
+        assert_eq!(c.read_file(sandbox, path).await, (StatusCode::OK, content.to_owned()));
+    }
+    let (out, code) = c.run(&b, "echo $B").await;
+    assert_eq!((out.as_str(), code), ("bee\n", 0));
+    for id in [a_id, b_id] {
+        let init = h.init_pid(id);
+        assert_eq!(
+            c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await.status,
+            StatusCode::NO_CONTENT
+        );
+        h.assert_no_leftovers(id, init);
+    }
+}
+
+/// Starts the `dsh-sandboxd` binary on a free port; returns it with a client.
+async fn spawn_daemon(state: &std::path::Path) -> (std::process::Child, Client) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let child = Command::new(daemon_binary())
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--state-dir"])
+        .arg(state)
+        .arg("--envd")
+        .arg(envd_binary())
+        .arg("--init")
+        .arg(init_binary())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let key_file = state.join("api-key");
+    let base = format!("http://127.0.0.1:{port}");
+    wait_until("the daemon to listen", Duration::from_secs(10), async || {
+        key_file.exists() && reqwest::get(format!("{base}/health")).await.is_ok()
+    })
+    .await;
+    let client = Client::new(&base, std::fs::read_to_string(&key_file).unwrap().trim());
+    (child, client)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_pauses_every_sandbox_and_exits() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-term-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _cleanup = super::harness::KillOnDrop(state.clone());
+    let (mut child, client) = spawn_daemon(&state).await;
+    let a = client.create(json!({"templateID": "base"})).await;
+    let b = client.create(json!({"templateID": "base", "autoPause": true})).await;
+    let state = std::fs::canonicalize(&state).unwrap();
+    let ids = [a["sandboxID"].as_str().unwrap(), b["sandboxID"].as_str().unwrap()];
+    let inits: Vec<u32> = ids.iter().map(|id| super::harness::init_pid(&state, id)).collect();
+
+    // SAFETY: kill(2) of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    for (id, init) in ids.iter().zip(inits) {
+        assert!(!std::path::Path::new(&format!("/proc/{init}")).exists(), "init {init} survived");
+        let record: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(state.join(format!("sandboxes/{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record["phase"], "paused");
+        assert!(state.join(format!("sandboxes/{id}/home/user")).is_dir());
+    }
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mountinfo.contains(state.to_str().unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crashed_daemon_sandboxes_come_back_paused_and_half_created_ones_go() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-crash-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _cleanup = super::harness::KillOnDrop(state.clone());
+    let (mut child, client) = spawn_daemon(&state).await;
+    let sandbox = client.create(json!({"templateID": "base"})).await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    client.write_file(&sandbox, "/home/user/survivor.txt", "written before the crash").await;
+    let state = std::fs::canonicalize(&state).unwrap();
+    let old_init = super::harness::init_pid(&state, &id);
+
+    // The daemon dies without pausing anything: the sandbox keeps running.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(std::path::Path::new(&format!("/proc/{old_init}")).exists());
+
+    // A create that never completed: a `creating` record and a directory.
+    let half = "halfmadehalfmade0000";
+    std::fs::create_dir_all(state.join(format!("sandboxes/{half}/home/user"))).unwrap();
+    let mut record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(state.join(format!("sandboxes/{id}.json"))).unwrap())
+            .unwrap();
+    record["sandboxId"] = json!(half);
+    record["phase"] = json!("creating");
+    std::fs::write(state.join(format!("sandboxes/{half}.json")), record.to_string()).unwrap();
+    // And a directory without any record.
+    std::fs::create_dir_all(state.join("sandboxes/orphan0000000000000/var")).unwrap();
+
+    let daemon = dsh_sandboxd::Daemon::start(config(&state)).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+    wait_until("the stray init to die", Duration::from_secs(5), async || {
+        let stat = std::fs::read_to_string(format!("/proc/{old_init}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z")
+    })
+    .await;
+    assert!(!state.join(format!("sandboxes/{half}")).exists());
+    assert!(!state.join(format!("sandboxes/{half}.json")).exists());
+    assert!(!state.join("sandboxes/orphan0000000000000").exists());
+    let list = c.call(Method::GET, "/v2/sandboxes", None).await;
+    assert_eq!(list.body.as_array().unwrap().len(), 1);
+    assert_eq!(list.body[0]["sandboxID"], id.as_str());
+    assert_eq!(list.body[0]["state"], "paused");
+
+    let reply = c.call(Method::POST, &format!("/v2/sandboxes/{id}/connect"), Some(json!({}))).await;
+    assert_eq!(reply.status, StatusCode::CREATED);
+    assert_eq!(
+        c.read_file(&sandbox, "/home/user/survivor.txt").await,
+        (StatusCode::OK, "written before the crash".to_owned())
+    );
+    let init = super::harness::init_pid(&state, &id);
+    assert_eq!(
+        c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    super::harness::assert_no_leftovers(&state, &id, init);
+    daemon.shutdown().await.unwrap();
+}
