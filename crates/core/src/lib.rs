@@ -25,14 +25,17 @@
 use std::future::Future;
 use std::pin::Pin;
 
+pub mod config;
 mod env;
 pub mod fs;
 mod lifecycle;
 pub mod local;
 mod output;
 pub mod process;
+pub mod runtime;
 pub mod terminal;
 
+pub use config::Config;
 pub use env::{child_env, is_secret_key};
 pub use fs::{
     DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, ReadBytes, ReadText,
@@ -43,6 +46,7 @@ pub use process::{
     EndReason, ExitStatus, Process, ProcessControl, ProcessError, ProcessParts, RawExit, Signal,
     SpawnSpec, StdinMode, Subprocess,
 };
+pub use runtime::{DisposeReport, Engine, Runtime, SandboxOwner};
 pub use terminal::{
     Terminal, TerminalControl, TerminalError, TerminalOutput, TerminalParts, TerminalSize,
     TerminalSpec, Terminals,

@@ -47,7 +47,12 @@ impl SandboxBackend {
         self.user.as_deref()
     }
 
-    /// Runs a short helper command in the sandbox and returns its stdout on success.
+    /// Runs a short helper command in the sandbox (`PATH` set to the system dirs) and
+    /// returns its stdout; a non-zero exit is an error carrying stderr.
+    pub async fn run_helper(&self, argv: &[&str]) -> Result<String, Error> {
+        self.helper(argv).await
+    }
+
     async fn helper(&self, argv: &[&str]) -> Result<String, Error> {
         let options = StartOptions {
             cmd: argv[0].to_owned(),

@@ -9,17 +9,17 @@ pub mod connect;
 pub mod control;
 pub mod envd;
 pub mod error;
+pub mod sandbox;
 
 pub use backend::SandboxBackend;
 pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
+pub use sandbox::{Connection, Sandbox, assemble};
 
 /// An HTTP client for the control plane and envd: HTTP/1.1 for `http://` URLs (local
 /// sandboxes), HTTP/2 negotiated by ALPN over TLS (E2B cloud), with the OS's roots.
 pub fn http_client() -> Result<reqwest::Client> {
-    // The first caller installs the process-wide TLS provider; later calls find it set.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .tcp_nodelay(true)
         .pool_idle_timeout(std::time::Duration::from_secs(60))

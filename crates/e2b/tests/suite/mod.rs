@@ -1,3 +1,4 @@
 mod backend;
 mod envd_client;
 mod lying_peer;
+mod sandbox;

@@ -1,0 +1,314 @@
+//! dsh's configuration: a base file (`dsh.toml`) plus an optional overlay
+//! (`dsh.e2b.toml`, the seed's idea) that switches the backend to a sandbox, plus
+//! environment variables that override single keys. Unknown keys are errors that name
+//! the key, so a typo never silently does nothing.
+//!
+//! The data lives here; the crates that act on it (the sandbox client, the engines) read
+//! their own sections.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub backend: BackendConfig,
+    pub sandbox: SandboxConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BackendConfig {
+    /// `sandbox` (default: E2B cloud, or dsh's local sandboxes) or `local` (the host OS,
+    /// no isolation).
+    pub kind: BackendKind,
+    /// The working directory for the `local` backend (default: the current directory).
+    pub local_cwd: Option<PathBuf>,
+}
+
+impl Default for BackendConfig {
+    fn default() -> Self {
+        Self { kind: BackendKind::Sandbox, local_cwd: None }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Local,
+    Sandbox,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnTimeout {
+    Kill,
+    Pause,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnDispose {
+    Kill,
+    Pause,
+    Leave,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    /// Template to create the sandbox from (exclusive with `sandbox_id`).
+    pub template: Option<String>,
+    /// Reconnect to this sandbox instead of creating one (files only come back, never
+    /// live processes or terminals).
+    pub sandbox_id: Option<String>,
+    /// The session workspace inside the sandbox.
+    pub cwd: PathBuf,
+    /// Seconds until the sandbox times out.
+    pub timeout_secs: u32,
+    pub on_timeout: OnTimeout,
+    /// What happens to the sandbox when dsh disposes of it.
+    pub on_dispose: OnDispose,
+    /// Control plane URL. Unset: E2B cloud when an API key is set, else dsh's embedded
+    /// local sandbox daemon.
+    pub api_url: Option<String>,
+    /// Sandbox domain for envd URLs (E2B cloud: `e2b.app`).
+    pub domain: Option<String>,
+    /// envd URL override (a router that takes `E2b-Sandbox-Id`), like `E2B_SANDBOX_URL`.
+    pub envd_url: Option<String>,
+    /// The Linux user tools run as (unset: the sandbox's default user).
+    pub user: Option<String>,
+    /// The API key. Prefer the `E2B_API_KEY` environment variable to a file.
+    pub api_key: Option<String>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            template: None,
+            sandbox_id: None,
+            cwd: PathBuf::from("/home/user/workspace"),
+            timeout_secs: 300,
+            on_timeout: OnTimeout::Kill,
+            on_dispose: OnDispose::Kill,
+            api_url: None,
+            domain: None,
+            envd_url: None,
+            user: None,
+            api_key: None,
+        }
+    }
+}
+
+/// A configuration problem; the message names the file and key.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The file could not be read. Check the path.
+    #[error("cannot read {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    /// The TOML is malformed, a key is unknown or a value has the wrong type; `message`
+    /// names the key.
+    #[error("{source_name}: {message}")]
+    Invalid { source_name: String, message: String },
+    /// Two settings contradict each other.
+    #[error("conflicting settings: {0}")]
+    Conflict(String),
+}
+
+/// Environment variables that override single keys.
+pub const ENV_OVERRIDES: &[(&str, &str)] = &[
+    ("DSH_BACKEND", "backend.kind"),
+    ("DSH_SANDBOX_TEMPLATE", "sandbox.template"),
+    ("DSH_SANDBOX_ID", "sandbox.sandbox_id"),
+    ("DSH_SANDBOX_CWD", "sandbox.cwd"),
+    ("E2B_API_KEY", "sandbox.api_key"),
+    ("E2B_API_URL", "sandbox.api_url"),
+    ("E2B_DOMAIN", "sandbox.domain"),
+    ("E2B_SANDBOX_URL", "sandbox.envd_url"),
+];
+
+impl Config {
+    /// Parses one TOML document.
+    pub fn from_toml(text: &str, source_name: &str) -> Result<Self, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|err| ConfigError::Invalid {
+            source_name: source_name.to_owned(),
+            message: err.message().to_owned() + &key_hint(&err),
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Loads `base` (missing is fine: defaults), then deep-merges `overlay` over it, then
+    /// applies the environment overrides from `env`.
+    pub fn load(
+        base: &Path,
+        overlay: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let mut merged = read_table(base, true)?;
+        if let Some(overlay) = overlay {
+            merge(&mut merged, read_table(overlay, false)?);
+        }
+        for (variable, key) in ENV_OVERRIDES {
+            if let Some(value) = env(variable).filter(|v| !v.is_empty()) {
+                set_key(&mut merged, key, value);
+            }
+        }
+        let text = toml::to_string(&merged).map_err(|err| ConfigError::Invalid {
+            source_name: base.display().to_string(),
+            message: err.to_string(),
+        })?;
+        let name = match overlay {
+            Some(overlay) => format!("{} + {}", base.display(), overlay.display()),
+            None => base.display().to_string(),
+        };
+        Self::from_toml(&text, &name)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.sandbox.template.is_some() && self.sandbox.sandbox_id.is_some() {
+            return Err(ConfigError::Conflict(
+                "sandbox.template and sandbox.sandbox_id exclude each other: create from a template, or reconnect by id"
+                    .into(),
+            ));
+        }
+        if !self.sandbox.cwd.is_absolute() {
+            return Err(ConfigError::Conflict(format!(
+                "sandbox.cwd must be absolute, got {}",
+                self.sandbox.cwd.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn key_hint(err: &toml::de::Error) -> String {
+    match err.span() {
+        Some(span) => format!(" (at bytes {}..{})", span.start, span.end),
+        None => String::new(),
+    }
+}
+
+fn read_table(path: &Path, missing_ok: bool) -> Result<toml::Table, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if missing_ok && err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(toml::Table::new());
+        }
+        Err(err) => {
+            return Err(ConfigError::Read { path: path.to_path_buf(), message: err.to_string() });
+        }
+    };
+    let table: toml::Table = text.parse().map_err(|err: toml::de::Error| ConfigError::Invalid {
+        source_name: path.display().to_string(),
+        message: err.message().to_owned(),
+    })?;
+    // Check the keys per file so the error names the file the typo is in.
+    Config::from_toml(&text, &path.display().to_string()).map(|_| ()).or_else(|err| match err {
+        ConfigError::Conflict(_) => Ok(()),
+        other => Err(other),
+    })?;
+    Ok(table)
+}
+
+fn merge(base: &mut toml::Table, overlay: toml::Table) {
+    for (key, value) in overlay {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(existing)), toml::Value::Table(incoming)) => {
+                merge(existing, incoming)
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+fn set_key(table: &mut toml::Table, dotted: &str, value: String) {
+    let mut parts: Vec<&str> = dotted.split('.').collect();
+    let Some(last) = parts.pop() else { return };
+    let mut current = table;
+    for part in parts {
+        let entry = current
+            .entry(part.to_owned())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(next) = entry else { return };
+        current = next;
+    }
+    current.insert(last.to_owned(), toml::Value::String(value));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn defaults_are_a_sandbox_with_the_seed_workspace() {
+        let config = Config::from_toml("", "empty").unwrap();
+        assert_eq!(config.backend.kind, BackendKind::Sandbox);
+        assert_eq!(config.sandbox.cwd, PathBuf::from("/home/user/workspace"));
+        assert_eq!(
+            (config.sandbox.on_dispose, config.sandbox.on_timeout),
+            (OnDispose::Kill, OnTimeout::Kill)
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = Config::from_toml("[sandbox]\ntemplte = \"base\"\n", "dsh.toml").unwrap_err();
+        let ConfigError::Invalid { source_name, message } = err else { panic!("{err:?}") };
+        assert_eq!(source_name, "dsh.toml");
+        assert!(message.contains("unknown field `templte`"), "{message}");
+        let err = Config::from_toml("[sandbx]\n", "dsh.toml").unwrap_err();
+        assert!(err.to_string().contains("unknown field `sandbx`"), "{err}");
+        let err = Config::from_toml("[sandbox]\non_dispose = \"explode\"\n", "x").unwrap_err();
+        assert!(err.to_string().contains("explode"), "{err}");
+    }
+
+    #[test]
+    fn the_overlay_switches_the_backend_and_env_overrides_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("dsh.toml");
+        let overlay = dir.path().join("dsh.e2b.toml");
+        std::fs::write(&base, "[backend]\nkind = \"local\"\n[sandbox]\ntimeout_secs = 60\n")
+            .unwrap();
+        std::fs::write(&overlay, "[backend]\nkind = \"sandbox\"\n[sandbox]\ntemplate = \"base\"\non_dispose = \"pause\"\n").unwrap();
+        let config = Config::load(&base, Some(&overlay), &no_env).unwrap();
+        assert_eq!(config.backend.kind, BackendKind::Sandbox);
+        assert_eq!(
+            (config.sandbox.timeout_secs, config.sandbox.on_dispose),
+            (60, OnDispose::Pause)
+        );
+        assert_eq!(config.sandbox.template.as_deref(), Some("base"));
+        let env = |name: &str| match name {
+            "E2B_API_KEY" => Some("key-from-env".to_owned()),
+            "DSH_BACKEND" => Some("local".to_owned()),
+            _ => None,
+        };
+        let config = Config::load(&base, Some(&overlay), &env).unwrap();
+        assert_eq!(config.sandbox.api_key.as_deref(), Some("key-from-env"));
+        assert_eq!(config.backend.kind, BackendKind::Local);
+        let missing = Config::load(&dir.path().join("none.toml"), None, &no_env).unwrap();
+        assert_eq!(missing, Config::default());
+        std::fs::write(&overlay, "[sandbox]\nsandbox_idd = \"x\"\n").unwrap();
+        let err = Config::load(&base, Some(&overlay), &no_env).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}: unknown field `sandbox_idd`", overlay.display())),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn template_and_sandbox_id_conflict() {
+        let err = Config::from_toml("[sandbox]\ntemplate = \"base\"\nsandbox_id = \"abc\"\n", "x")
+            .unwrap_err();
+        assert!(matches!(err, ConfigError::Conflict(_)));
+    }
+}

@@ -1,0 +1,274 @@
+//! The sandbox owner and runtime assembly against a real local dsh-sandboxd: real
+//! namespaces, real envd, the same REST shape as E2B cloud.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use dsh_core::config::{BackendKind, Config, OnDispose};
+use dsh_core::{BoxFuture, Engine, SpawnSpec, WriteExpectation};
+use dsh_e2b::{Connection, ControlPlane, Sandbox, assemble};
+
+/// Binaries built next to this test (scripts/test builds every binary first).
+fn sibling_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let path = dir.join(name);
+    assert!(
+        path.is_file(),
+        "{} missing: run `cargo build --workspace --bins` first",
+        path.display()
+    );
+    path
+}
+
+struct Daemon {
+    daemon: Option<dsh_sandboxd::Daemon>,
+    _state: tempfile::TempDir,
+}
+
+impl Daemon {
+    async fn start() -> Self {
+        let state = tempfile::Builder::new().prefix("dsh-e2b-sandboxd-").tempdir().unwrap();
+        let mut config = dsh_sandboxd::DaemonConfig::new(state.path().join("state"));
+        config.listen = "127.0.0.1:0".parse().unwrap();
+        config.init_binary = Some(sibling_binary("dsh-sandbox-init"));
+        config.envd_binary = Some(sibling_binary("dsh-envd"));
+        let daemon = dsh_sandboxd::Daemon::start(config).await.unwrap();
+        Self { daemon: Some(daemon), _state: state }
+    }
+
+    fn connection(&self) -> Connection {
+        let daemon = self.daemon.as_ref().unwrap();
+        Connection {
+            api_url: daemon.url(),
+            api_key: daemon.api_key().to_owned(),
+            envd_url: Some(daemon.url()),
+            domain: None,
+        }
+    }
+
+    fn control(&self) -> ControlPlane {
+        let c = self.connection();
+        ControlPlane::new(dsh_e2b::http_client().unwrap(), c.api_url, c.api_key)
+    }
+
+    async fn stop(mut self) {
+        if let Some(daemon) = self.daemon.take() {
+            daemon.shutdown().await.unwrap();
+        }
+    }
+}
+
+fn sandbox_config() -> Config {
+    let mut config = Config::default();
+    config.backend.kind = BackendKind::Sandbox;
+    config.sandbox.template = Some("base".into());
+    config
+}
+
+fn env() -> std::collections::BTreeMap<String, String> {
+    std::collections::BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())])
+}
+
+#[tokio::test]
+async fn files_and_commands_share_one_sandbox_and_the_host_is_untouched() {
+    let daemon = Daemon::start().await;
+    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
+    let sandbox = sandbox.unwrap();
+    assert_eq!(runtime.cwd, PathBuf::from("/home/user/workspace"));
+    assert_eq!(runtime.runtime_root, PathBuf::from("/home/user/workspace/.dsh-e2b"));
+    let mode = sandbox
+        .backend()
+        .run_helper(&["stat", "-c", "%a %U", "/home/user/workspace/.dsh-e2b"])
+        .await
+        .unwrap();
+    assert_eq!(mode, "700 user\n");
+
+    runtime
+        .fs
+        .write_text(&runtime.cwd.join("from-fs.txt"), "written-by-fs\n", WriteExpectation::Any)
+        .await
+        .unwrap();
+    let spec = SpawnSpec::new(
+        ["/bin/bash", "-c", "cat from-fs.txt; echo written-by-bash > from-bash.txt"],
+        &runtime.cwd,
+        env(),
+    );
+    let process = runtime.subprocess.spawn(spec).await.unwrap();
+    assert!(process.wait().await.success());
+    assert_eq!(process.stdout().snapshot().head, b"written-by-fs\n");
+    let read = runtime.fs.read_text(&runtime.cwd.join("from-bash.txt"), 1024).await.unwrap();
+    assert_eq!(read.text, "written-by-bash\n");
+    // Same absolute path string on the host: nothing was created or synced there.
+    assert!(!Path::new("/home/user/workspace/from-fs.txt").exists());
+    assert!(!Path::new("/home/user/workspace/from-bash.txt").exists());
+
+    let report = runtime.dispose().await;
+    assert_eq!(report.sandbox, Some(Ok(format!("killed sandbox {}", sandbox.id()))));
+    let gone = daemon.control().get(sandbox.id()).await.unwrap_err();
+    assert!(gone.is_not_found(), "{gone}");
+    daemon.stop().await;
+}
+
+/// An engine holding a background process group in the sandbox; its dispose terminates
+/// the group and records what the sandbox still ran at that moment.
+struct BackgroundEngine {
+    process: tokio::sync::Mutex<Option<dsh_core::Process>>,
+    sandbox: Arc<Sandbox>,
+    log: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Engine for BackgroundEngine {
+    fn name(&self) -> &str {
+        "background"
+    }
+
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Some(process) = self.process.lock().await.take() {
+                process.terminate().await;
+            }
+            let sleepers = self
+                .sandbox
+                .backend()
+                .run_helper(&[
+                    "sh",
+                    "-c",
+                    "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l",
+                ])
+                .await
+                .unwrap();
+            let listed = self.sandbox.backend().envd().list_processes().await.unwrap().len();
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("engine disposed: sleepers={} listed={listed}", sleepers.trim()));
+        })
+    }
+}
+
+#[tokio::test]
+async fn disposal_ends_engine_processes_before_the_sandbox_is_killed() {
+    let daemon = Daemon::start().await;
+    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
+    let sandbox = sandbox.unwrap();
+    let spec = SpawnSpec::new(["/bin/bash", "-c", "sleep 100 & sleep 100"], &runtime.cwd, env());
+    let process = runtime.subprocess.spawn(spec).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = sandbox
+        .backend()
+        .run_helper(&["sh", "-c", "grep -l '^sleep$' /proc/[0-9]*/comm | wc -l"])
+        .await
+        .unwrap();
+    assert_eq!(before.trim(), "2");
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    runtime.register_engine(Arc::new(BackgroundEngine {
+        process: tokio::sync::Mutex::new(Some(process)),
+        sandbox: Arc::clone(&sandbox),
+        log: Arc::clone(&log),
+    }));
+    let report = runtime.dispose().await;
+    // The engine ran first, saw no sleeper and no envd process left (its own helper
+    // excluded: it had ended), and only then was the sandbox killed.
+    assert_eq!(log.lock().unwrap().as_slice(), ["engine disposed: sleepers=0 listed=0"]);
+    assert_eq!(report.engines, ["background"]);
+    assert_eq!(report.sandbox, Some(Ok(format!("killed sandbox {}", sandbox.id()))));
+    assert!(daemon.control().list().await.unwrap().is_empty());
+    daemon.stop().await;
+}
+
+#[tokio::test]
+async fn timeouts_kill_the_whole_group_inside_the_sandbox() {
+    let daemon = Daemon::start().await;
+    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
+    let sandbox = sandbox.unwrap();
+    let mut spec =
+        SpawnSpec::new(["/bin/bash", "-c", "sleep 100 & sleep 100"], &runtime.cwd, env());
+    spec.timeout = Some(Duration::from_millis(500));
+    spec.grace = Duration::from_millis(200);
+    let process = runtime.subprocess.spawn(spec).await.unwrap();
+    let status = process.wait().await;
+    assert_eq!(status.reason, dsh_core::EndReason::TimedOut);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let left = sandbox
+        .backend()
+        .run_helper(&["sh", "-c", "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l"])
+        .await
+        .unwrap();
+    assert_eq!(left.trim(), "0");
+    runtime.dispose().await;
+    daemon.stop().await;
+}
+
+#[tokio::test]
+async fn reconnecting_by_id_restores_files_only_and_pause_policy_is_applied() {
+    let daemon = Daemon::start().await;
+    let mut config = sandbox_config();
+    config.sandbox.on_dispose = OnDispose::Pause;
+    let (runtime, sandbox) = assemble(&config, Some(&daemon.connection())).await.unwrap();
+    let id = sandbox.unwrap().id().to_owned();
+    runtime
+        .fs
+        .write_text(&runtime.cwd.join("kept.txt"), "still here\n", WriteExpectation::Any)
+        .await
+        .unwrap();
+    let report = runtime.dispose().await;
+    assert_eq!(report.sandbox, Some(Ok(format!("paused sandbox {id}"))));
+    assert_eq!(daemon.control().get(&id).await.unwrap().state, "paused");
+
+    let mut again = Config::default();
+    again.sandbox.sandbox_id = Some(id.clone());
+    let (runtime, sandbox) = assemble(&again, Some(&daemon.connection())).await.unwrap();
+    assert_eq!(sandbox.unwrap().id(), id);
+    let read = runtime.fs.read_text(&runtime.cwd.join("kept.txt"), 1024).await.unwrap();
+    assert_eq!(read.text, "still here\n");
+    runtime.dispose().await;
+    daemon.stop().await;
+}
+
+#[tokio::test]
+async fn a_failed_assembly_rolls_back_the_sandbox_it_created() {
+    let daemon = Daemon::start().await;
+    let mut config = sandbox_config();
+    config.sandbox.cwd = PathBuf::from("/proc/dsh-cannot-create/workspace");
+    let err = assemble(&config, Some(&daemon.connection())).await.unwrap_err();
+    assert!(
+        err.to_string().starts_with("invalid request: preparing the sandbox workspace"),
+        "{err}"
+    );
+    assert!(daemon.control().list().await.unwrap().is_empty(), "the half-made sandbox was killed");
+    let missing = Connection::from_config(&Config::default().sandbox).unwrap_err();
+    assert!(missing.to_string().contains("E2B_API_KEY"), "{missing}");
+    daemon.stop().await;
+}
+
+#[tokio::test]
+async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
+    let daemon = Daemon::start().await;
+    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
+    let sandbox = sandbox.unwrap();
+    let spec = SpawnSpec::new(
+        ["/bin/bash", "-c", "while true; do echo tick; sleep 0.05; done"],
+        &runtime.cwd,
+        env(),
+    );
+    let process = runtime.subprocess.spawn(spec).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(daemon.control().kill(sandbox.id()).await.unwrap());
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), process.wait()).await.expect("no hang");
+    assert!(!status.success());
+    assert!(process.stdout().snapshot().head.starts_with(b"tick\n"));
+    let err = runtime.fs.stat(&runtime.cwd).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            dsh_core::FsError::NotFound { .. }
+                | dsh_core::FsError::Unavailable(_)
+                | dsh_core::FsError::Io { .. }
+        ),
+        "{err}"
+    );
+    daemon.stop().await;
+}
