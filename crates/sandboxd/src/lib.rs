@@ -33,6 +33,9 @@ pub mod template;
 pub mod users;
 mod wire;
 
+#[cfg(feature = "test-support")]
+pub mod testing;
+
 pub use destroy::destroy;
 pub use error::{Error, Missing, Result};
 pub use launch::{Launcher, Output, Payload, SandboxProcess, spawn_sandboxed};

@@ -9,54 +9,28 @@ use dsh_core::config::{BackendKind, Config, OnDispose};
 use dsh_core::{BoxFuture, Engine, SpawnSpec, WriteExpectation};
 use dsh_e2b::{Connection, ControlPlane, Sandbox, assemble};
 
-/// Binaries built next to this test (scripts/test builds every binary first).
-fn sibling_binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let path = dir.join(name);
-    assert!(
-        path.is_file(),
-        "{} missing: run `cargo build --workspace --bins` first",
-        path.display()
-    );
-    path
-}
-
-struct Daemon {
-    daemon: Option<dsh_sandboxd::Daemon>,
-    _state: tempfile::TempDir,
-}
+struct Daemon(dsh_sandboxd::testing::TestDaemon);
 
 impl Daemon {
     async fn start() -> Self {
-        let state = tempfile::Builder::new().prefix("dsh-e2b-sandboxd-").tempdir().unwrap();
-        let mut config = dsh_sandboxd::DaemonConfig::new(state.path().join("state"));
-        config.listen = "127.0.0.1:0".parse().unwrap();
-        config.init_binary = Some(sibling_binary("dsh-sandbox-init"));
-        config.envd_binary = Some(sibling_binary("dsh-envd"));
-        let daemon = dsh_sandboxd::Daemon::start(config).await.unwrap();
-        Self { daemon: Some(daemon), _state: state }
+        Self(dsh_sandboxd::testing::TestDaemon::start().await.unwrap())
     }
 
     fn connection(&self) -> Connection {
-        let daemon = self.daemon.as_ref().unwrap();
         Connection {
-            api_url: daemon.url(),
-            api_key: daemon.api_key().to_owned(),
-            envd_url: Some(daemon.url()),
+            api_url: self.0.url(),
+            api_key: self.0.api_key(),
+            envd_url: Some(self.0.url()),
             domain: None,
         }
     }
 
     fn control(&self) -> ControlPlane {
-        let c = self.connection();
-        ControlPlane::new(dsh_e2b::http_client().unwrap(), c.api_url, c.api_key)
+        ControlPlane::new(dsh_e2b::http_client().unwrap(), self.0.url(), self.0.api_key())
     }
 
-    async fn stop(mut self) {
-        if let Some(daemon) = self.daemon.take() {
-            daemon.shutdown().await.unwrap();
-        }
+    async fn stop(self) {
+        self.0.stop().await.unwrap();
     }
 }
 
