@@ -15,6 +15,8 @@ pub use backend::SandboxBackend;
 pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
+/// A request body for [`EnvdClient::upload`] (stream one with `UploadBody::wrap_stream`).
+pub use reqwest::Body as UploadBody;
 pub use sandbox::{Connection, Sandbox, assemble};
 
 /// An HTTP client for the control plane and envd: HTTP/1.1 for `http://` URLs (local

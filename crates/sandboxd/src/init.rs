@@ -13,7 +13,7 @@
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
@@ -123,15 +123,37 @@ fn run() -> Result<i32, String> {
         }
     };
     send(&mut control, &Report::Ready { payload_pid: payload });
-    drop(control);
-    Ok(supervise(payload as libc::pid_t, &waited))
+    // Keep the socket: when the daemon's end closes (its handle dropped, or the daemon
+    // killed), the kernel raises SIGIO and the sandbox ends with its owner.
+    arm_lifeline(&control);
+    Ok(supervise(payload as libc::pid_t, &waited, control.as_raw_fd()))
 }
 
 fn send(control: &mut UnixStream, report: &Report) {
     // If the launcher is gone there is nobody to tell; the exit status still says it.
-    if let Ok(bytes) = serde_json::to_vec(report) {
+    if let Ok(mut bytes) = serde_json::to_vec(report) {
+        bytes.push(b'\n');
         let _ = control.write_all(&bytes);
     }
+}
+
+/// Asks for SIGIO (queued for `sigwaitinfo`) when the control socket changes state.
+fn arm_lifeline(control: &UnixStream) {
+    let fd = control.as_raw_fd();
+    // SAFETY: fcntl on our own descriptor; F_SETOWN names this process.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETOWN, libc::getpid());
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_ASYNC | libc::O_NONBLOCK);
+    }
+}
+
+/// Whether the daemon's end of the control socket is closed.
+fn daemon_gone(fd: libc::c_int) -> bool {
+    let mut poll = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & (libc::POLLHUP | libc::POLLERR) != 0
 }
 
 /// Resets the dispositions we rely on and blocks the signals we wait for, so they queue
@@ -142,7 +164,7 @@ fn block_signals() -> libc::sigset_t {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for &sig in FORWARDED.iter().chain(&[libc::SIGCHLD]) {
+        for &sig in FORWARDED.iter().chain(&[libc::SIGCHLD, libc::SIGIO]) {
             libc::signal(sig, libc::SIG_DFL);
             libc::sigaddset(&mut set, sig);
         }
@@ -151,13 +173,18 @@ fn block_signals() -> libc::sigset_t {
     }
 }
 
-fn supervise(payload: libc::pid_t, waited: &libc::sigset_t) -> i32 {
+fn supervise(payload: libc::pid_t, waited: &libc::sigset_t, lifeline: libc::c_int) -> i32 {
     loop {
         // SAFETY: `waited` is an initialised set; a null siginfo pointer is allowed.
         let sig = unsafe { libc::sigwaitinfo(waited, std::ptr::null_mut()) };
         if sig == libc::SIGCHLD {
             if let Some(code) = reap(payload) {
                 return code;
+            }
+        } else if sig == libc::SIGIO {
+            if daemon_gone(lifeline) {
+                // pid 1 exiting takes every process of the namespace with it.
+                return 128 + libc::SIGKILL;
             }
         } else if sig > 0 {
             forward(payload, sig);

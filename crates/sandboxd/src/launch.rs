@@ -207,6 +207,9 @@ impl Launcher {
         match answer {
             Answer::Report(Report::Ready { payload_pid }) => {
                 process.payload_pid = payload_pid;
+                // Our end of the control socket is the sandbox's lifeline: the init ends
+                // the sandbox when it closes (this handle dropped, or the daemon gone).
+                process.lifeline = Some(control);
                 if let Err(e) = process.state.write_pid(process.pid) {
                     let _ = process.kill();
                     let _ = process.wait();
@@ -263,7 +266,10 @@ impl Launcher {
         // The child has its copies; ours must close so that EOF on `control` means the
         // init is done (or gone).
         drop((child, child_control, stdin, stdout, stderr));
-        Ok((control, SandboxProcess { pid, pidfd, payload_pid: 0, state, status: None }))
+        Ok((
+            control,
+            SandboxProcess { pid, pidfd, payload_pid: 0, state, status: None, lifeline: None },
+        ))
     }
 }
 
@@ -290,6 +296,9 @@ pub struct SandboxProcess {
     payload_pid: u32,
     state: StateDir,
     status: Option<ExitStatus>,
+    /// Held while the sandbox should live; closing it (drop, or the daemon dying, even by
+    /// SIGKILL) makes the init end the sandbox.
+    lifeline: Option<UnixStream>,
 }
 
 impl SandboxProcess {
@@ -331,6 +340,12 @@ impl SandboxProcess {
     }
 
     /// SIGKILL to the init: everything in the sandbox dies.
+    /// Ends the sandbox as if its owner went away: the init notices its lifeline close,
+    /// exits, and the kernel takes every process of the namespace with it.
+    pub fn close_lifeline(&mut self) {
+        self.lifeline = None;
+    }
+
     pub fn kill(&self) -> Result<()> {
         self.signal(libc::SIGKILL)
     }
@@ -644,7 +659,13 @@ fn read_answer(mut control: &UnixStream, timeout: Duration) -> Result<Answer> {
             .map_err(|e| Error::io("setting the control socket timeout", e))?;
         match control.read(&mut chunk) {
             Ok(0) => break,
-            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Ok(n) => {
+                bytes.extend_from_slice(&chunk[..n]);
+                // A report ends with a newline; the init keeps the socket open after it.
+                if bytes.first() != Some(&EXEC_FAILED) && bytes.ends_with(b"\n") {
+                    break;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
                 return Err(Error::SetupTimeout { after: timeout });

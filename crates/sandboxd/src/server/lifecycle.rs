@@ -44,6 +44,7 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let started = Instant::now();
 
     let mut payload = Payload::new(&shared.envd_binary)
+        .args(shared.config.envd_args.iter().cloned())
         .arg("--listen")
         .arg("127.0.0.1:0")
         .arg("--ready-file")

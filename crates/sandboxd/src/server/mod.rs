@@ -52,8 +52,14 @@ pub struct Config {
     /// dsh-envd; default: `$DSH_ENVD_BIN`, else next to the current executable (or one
     /// directory up).
     pub envd_binary: Option<PathBuf>,
+    /// Arguments put before envd's own (for a binary that embeds envd as a hidden
+    /// subcommand, like `dsh`).
+    pub envd_args: Vec<std::ffi::OsString>,
     /// dsh-sandbox-init; default: [`Launcher::locate`].
     pub init_binary: Option<PathBuf>,
+    /// Arguments for the init binary (for a binary that embeds the init as a hidden
+    /// subcommand).
+    pub init_args: Vec<std::ffi::OsString>,
     /// `domain` reported to clients (the SDK builds `https://49983-<id>.<domain>` from it
     /// unless `E2B_SANDBOX_URL` is set).
     pub domain: Option<String>,
@@ -70,7 +76,9 @@ impl Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
             state_dir: state_dir.into(),
             envd_binary: None,
+            envd_args: Vec::new(),
             init_binary: None,
+            init_args: Vec::new(),
             domain: Some("localhost".into()),
             templates: Templates::builtin(),
             envd_start_timeout: Duration::from_secs(20),
@@ -200,10 +208,13 @@ impl Daemon {
         let state_dir = std::fs::canonicalize(&config.state_dir)?;
         registry::set_mode(&state_dir, 0o700)?;
         let api_key = load_or_create_api_key(&state_dir)?;
-        let launcher = match &config.init_binary {
+        let mut launcher = match &config.init_binary {
             Some(path) => Launcher::new(path),
             None => Launcher::locate()?,
         };
+        for arg in &config.init_args {
+            launcher = launcher.init_arg(arg.clone());
+        }
         let envd_binary = match &config.envd_binary {
             Some(path) => path.clone(),
             None => locate_envd()?,

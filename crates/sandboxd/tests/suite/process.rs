@@ -179,3 +179,24 @@ fn sandboxes_start_from_a_multi_threaded_tokio_runtime_and_are_awaited_by_pidfd(
         busy.abort();
     });
 }
+
+#[test]
+fn the_sandbox_ends_when_its_owner_goes_away() {
+    let (_dir, spec) = base_spec("lifeline");
+    let mut shell = Shell::start(&spec, "sleep 30 & echo ready; wait");
+    assert_eq!(shell.read_line(), "ready");
+    let pids = shell.host_pids();
+    assert!(pids.len() >= 3, "init, shell and sleep: {pids:?}");
+    let began = std::time::Instant::now();
+    // What happens when the daemon holding the handle dies, even by SIGKILL.
+    shell.process.close_lifeline();
+    let status = shell.process.wait().unwrap();
+    assert!(began.elapsed() < std::time::Duration::from_secs(5), "{:?}", began.elapsed());
+    assert_eq!(status.code(), Some(128 + 9));
+    for pid in pids {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "pid {pid} outlived its sandbox"
+        );
+    }
+}

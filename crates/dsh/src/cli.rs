@@ -1,0 +1,477 @@
+//! Command-line definitions and dispatch.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use dsh_core::config::{Config, OnDispose};
+use dsh_e2b::{Connection, ControlPlane, NewSandbox, ProcessOutput, Sandbox, StartOptions};
+use futures_util::StreamExt as _;
+use tokio::io::AsyncWriteExt as _;
+
+use crate::connect::{DaemonArgs, Embedded, default_state_dir};
+use crate::output::{Printer, table};
+
+/// Hidden subcommand: run as the in-sandbox daemon (dsh-envd).
+pub const HIDDEN_ENVD: &str = "__envd";
+/// Hidden subcommand: run as a sandbox's pid 1 (dsh-sandbox-init).
+pub const HIDDEN_SANDBOX_INIT: &str = "__sandbox-init";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dsh",
+    version,
+    about = "The coding environment AI agents work in",
+    propagate_version = true
+)]
+struct Cli {
+    /// Print results as JSON (for scripts).
+    #[arg(long, global = true)]
+    json: bool,
+    /// More logging (-v: debug, -vv: trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Manage sandboxes (a local daemon, or E2B cloud with E2B_API_KEY).
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
+    /// Run a command in a sandbox, streaming its output; exits with its exit code.
+    Exec {
+        /// Use this sandbox (else a fresh one is created and removed afterwards).
+        #[arg(long)]
+        sandbox: Option<String>,
+        /// Working directory inside the sandbox.
+        #[arg(long, default_value = "/home/user")]
+        cwd: String,
+        /// Linux user to run as.
+        #[arg(long)]
+        user: Option<String>,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+        /// The command and its arguments.
+        #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
+    /// Files in a sandbox.
+    Fs {
+        #[command(subcommand)]
+        command: FsCommand,
+        /// Use this sandbox (else a fresh one is created and removed afterwards).
+        #[arg(long, global = true)]
+        sandbox: Option<String>,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SandboxCommand {
+    /// Run the local sandbox daemon (E2B-compatible API) in the foreground.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:3000")]
+        listen: std::net::SocketAddr,
+    },
+    /// Create a sandbox and print its id.
+    Create {
+        #[arg(long, default_value = "base")]
+        template: String,
+        /// Seconds until the sandbox times out.
+        #[arg(long, default_value_t = 300)]
+        timeout: u32,
+        /// Pause instead of kill at the timeout.
+        #[arg(long)]
+        auto_pause: bool,
+        /// Metadata as KEY=VALUE (repeatable).
+        #[arg(long = "metadata", value_parser = parse_key_value)]
+        metadata: Vec<(String, String)>,
+    },
+    /// List running and paused sandboxes.
+    List,
+    /// Kill a sandbox (its processes, files and directory go).
+    Kill { id: String },
+    /// Pause a sandbox (processes stop, files stay).
+    Pause { id: String },
+    /// Resume a paused sandbox (or extend a running one's timeout).
+    Resume {
+        id: String,
+        #[arg(long, default_value_t = 300)]
+        timeout: u32,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum FsCommand {
+    /// List a directory.
+    Ls {
+        path: String,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+    },
+    /// Print a file.
+    Cat { path: String },
+    /// Upload a local file (streamed).
+    Put { local: PathBuf, remote: String },
+    /// Download a file (streamed).
+    Get { remote: String, local: PathBuf },
+}
+
+fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got {text:?}"))
+}
+
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let cli = Cli::parse_from(args);
+    init_logging(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("dsh: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let printer = Printer { json: cli.json };
+    match runtime.block_on(run(cli.command, printer)) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("dsh: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "dsh=debug,dsh_e2b=debug,dsh_sandboxd=debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,
+        Command::Exec { sandbox, cwd, user, daemon, command } => {
+            with_sandbox(
+                &daemon,
+                sandbox,
+                |sbx| async move { exec(&sbx, &cwd, user, command).await },
+            )
+            .await
+        }
+        Command::Fs { command, sandbox, daemon } => {
+            with_sandbox(
+                &daemon,
+                sandbox,
+                |sbx| async move { fs_command(&sbx, command, printer).await },
+            )
+            .await
+        }
+    }
+}
+
+/// Runs `work` against the named sandbox (left running afterwards), or against a fresh
+/// one on an embedded daemon (removed afterwards).
+async fn with_sandbox<F, Fut>(
+    daemon: &DaemonArgs,
+    id: Option<String>,
+    work: F,
+) -> anyhow::Result<ExitCode>
+where
+    F: FnOnce(Arc<Sandbox>) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<ExitCode>>,
+{
+    let mut config = Config::default();
+    let http = dsh_e2b::http_client()?;
+    match id {
+        Some(id) => {
+            config.sandbox.sandbox_id = Some(id);
+            config.sandbox.on_dispose = OnDispose::Leave;
+            let connection = daemon.connection()?;
+            let id = config.sandbox.sandbox_id.clone().unwrap_or_default();
+            let sandbox = Sandbox::open(http, &connection, &config.sandbox)
+                .await
+                .map_err(|err| not_found_hint(err, &id))?;
+            work(Arc::new(sandbox)).await
+        }
+        None => {
+            let (connection, embedded) = if daemon.configured() {
+                (daemon.connection()?, None)
+            } else {
+                let embedded = Embedded::start().await?;
+                (embedded.connection(), Some(embedded))
+            };
+            let sandbox = Arc::new(Sandbox::open(http, &connection, &config.sandbox).await?);
+            let result = work(Arc::clone(&sandbox)).await;
+            let disposed = sandbox.dispose().await;
+            if let Some(embedded) = embedded {
+                embedded.stop().await?;
+            }
+            disposed?;
+            result
+        }
+    }
+}
+
+async fn exec(
+    sandbox: &Sandbox,
+    cwd: &str,
+    user: Option<String>,
+    command: Vec<String>,
+) -> anyhow::Result<ExitCode> {
+    let Some((program, args)) = command.split_first() else { anyhow::bail!("no command given") };
+    let options = StartOptions {
+        cmd: program.clone(),
+        args: args.to_vec(),
+        envs: [(
+            "PATH".to_owned(),
+            "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_owned(),
+        )]
+        .into(),
+        cwd: Some(cwd.to_owned()),
+        user,
+        ..StartOptions::default()
+    };
+    let mut stream = sandbox.backend().envd().start(options).await?;
+    let (mut stdout, mut stderr) = (tokio::io::stdout(), tokio::io::stderr());
+    while let Some(output) = stream.next().await? {
+        match output {
+            ProcessOutput::Stdout(bytes) | ProcessOutput::Pty(bytes) => {
+                stdout.write_all(&bytes).await?;
+                stdout.flush().await?;
+            }
+            ProcessOutput::Stderr(bytes) => {
+                stderr.write_all(&bytes).await?;
+                stderr.flush().await?;
+            }
+            ProcessOutput::End(exit) => {
+                // A signal death is reported like a shell does: 128 + signal.
+                let code = if exit.exited { exit.exit_code } else { 128 + signal_of(&exit.status) };
+                return Ok(ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(1)));
+            }
+        }
+    }
+    anyhow::bail!("the command's stream ended without an exit status")
+}
+
+fn signal_of(status: &str) -> i32 {
+    match status.trim_start_matches("signal: ") {
+        "killed" => 9,
+        "terminated" => 15,
+        "interrupt" => 2,
+        "hangup" => 1,
+        _ => 0,
+    }
+}
+
+async fn fs_command(
+    sandbox: &Sandbox,
+    command: FsCommand,
+    printer: Printer,
+) -> anyhow::Result<ExitCode> {
+    let envd = sandbox.backend().envd();
+    match command {
+        FsCommand::Ls { path, depth } => {
+            let entries = envd.list_dir(&path, depth, None).await?;
+            let rows: Vec<serde_json::Value> = entries
+                .iter()
+                .map(|e| {
+                    serde_json::json!({
+                        "path": e.path, "name": e.name, "size": e.size, "permissions": e.permissions,
+                        "owner": e.owner, "isDir": e.r#type == dsh_proto::filesystem::FileType::Directory as i32,
+                    })
+                })
+                .collect();
+            printer.print(&rows, || {
+                let table_rows: Vec<Vec<String>> = entries
+                    .iter()
+                    .map(|e| {
+                        vec![
+                            e.permissions.clone(),
+                            e.owner.clone(),
+                            e.size.to_string(),
+                            e.path.clone(),
+                        ]
+                    })
+                    .collect();
+                table(&["MODE", "OWNER", "SIZE", "PATH"], &table_rows)
+            });
+        }
+        FsCommand::Cat { path } => {
+            let mut stream = Box::pin(envd.download(&path, None).await?);
+            let mut stdout = tokio::io::stdout();
+            while let Some(chunk) = stream.next().await {
+                stdout.write_all(&chunk?).await?;
+            }
+            stdout.flush().await?;
+        }
+        FsCommand::Put { local, remote } => {
+            let file = tokio::fs::File::open(&local)
+                .await
+                .with_context(|| format!("cannot open {}", local.display()))?;
+            let stream = file_chunks(file);
+            let written =
+                envd.upload(&remote, dsh_e2b::UploadBody::wrap_stream(stream), None).await?;
+            printer.print(&serde_json::json!({"path": written.path}), || {
+                format!("uploaded {} → {}", local.display(), written.path)
+            });
+        }
+        FsCommand::Get { remote, local } => {
+            let mut stream = Box::pin(envd.download(&remote, None).await?);
+            let mut file = tokio::fs::File::create(&local)
+                .await
+                .with_context(|| format!("cannot create {}", local.display()))?;
+            let mut bytes = 0u64;
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk?;
+                bytes += chunk.len() as u64;
+                file.write_all(&chunk).await?;
+            }
+            file.flush().await?;
+            printer.print(&serde_json::json!({"path": local, "bytes": bytes}), || {
+                format!("downloaded {remote} → {} ({bytes} bytes)", local.display())
+            });
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn file_chunks(
+    file: tokio::fs::File,
+) -> impl futures_util::Stream<Item = std::io::Result<bytes::Bytes>> {
+    futures_util::stream::unfold(file, |mut file| async move {
+        use tokio::io::AsyncReadExt as _;
+        let mut buffer = vec![0u8; 256 * 1024];
+        match file.read(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buffer.truncate(n);
+                Some((Ok(bytes::Bytes::from(buffer)), file))
+            }
+            Err(err) => Some((Err(err), file)),
+        }
+    })
+}
+
+async fn sandbox_command(
+    command: SandboxCommand,
+    daemon: &DaemonArgs,
+    printer: Printer,
+) -> anyhow::Result<ExitCode> {
+    let control = || -> anyhow::Result<ControlPlane> {
+        let connection: Connection = daemon.connection()?;
+        Ok(ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key))
+    };
+    match command {
+        SandboxCommand::Serve { listen } => {
+            return serve(listen, daemon.state_dir.clone().unwrap_or_else(default_state_dir)).await;
+        }
+        SandboxCommand::Create { template, timeout, auto_pause, metadata } => {
+            let mut new = NewSandbox::from_template(template);
+            new.timeout = Some(timeout);
+            new.auto_pause = auto_pause;
+            new.metadata = metadata.into_iter().collect();
+            let info = control()?.create(&new).await?;
+            printer.print(
+                &serde_json::json!({"sandboxID": info.sandbox_id, "templateID": info.template_id, "envdVersion": info.envd_version}),
+                || info.sandbox_id.clone(),
+            );
+        }
+        SandboxCommand::List => {
+            let sandboxes = control()?.list().await?;
+            let rows: Vec<serde_json::Value> = sandboxes
+                .iter()
+                .map(|s| serde_json::json!({"sandboxID": s.sandbox_id, "templateID": s.template_id, "state": s.state, "metadata": s.metadata, "startedAt": s.started_at, "endAt": s.end_at}))
+                .collect();
+            printer.print(&rows, || {
+                let rows: Vec<Vec<String>> = sandboxes
+                    .iter()
+                    .map(|s| {
+                        vec![
+                            s.sandbox_id.clone(),
+                            s.template_id.clone(),
+                            s.state.clone(),
+                            s.end_at.clone().unwrap_or_default(),
+                        ]
+                    })
+                    .collect();
+                table(&["SANDBOX", "TEMPLATE", "STATE", "ENDS"], &rows)
+            });
+        }
+        SandboxCommand::Kill { id } => {
+            if !control()?.kill(&id).await? {
+                anyhow::bail!("sandbox {id} does not exist (see `dsh sandbox list`)");
+            }
+            printer.print(&serde_json::json!({"killed": id}), || format!("killed {id}"));
+        }
+        SandboxCommand::Pause { id } => {
+            let paused = control()?.pause(&id).await.map_err(|err| not_found_hint(err, &id))?;
+            printer.print(&serde_json::json!({"paused": id, "wasRunning": paused}), || {
+                if paused { format!("paused {id}") } else { format!("{id} was already paused") }
+            });
+        }
+        SandboxCommand::Resume { id, timeout } => {
+            let info =
+                control()?.connect(&id, timeout).await.map_err(|err| not_found_hint(err, &id))?;
+            printer.print(&serde_json::json!({"resumed": info.sandbox_id}), || {
+                format!("resumed {}", info.sandbox_id)
+            });
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn not_found_hint(err: dsh_e2b::Error, id: &str) -> anyhow::Error {
+    if err.is_not_found() {
+        anyhow::anyhow!("sandbox {id} does not exist (see `dsh sandbox list`)")
+    } else {
+        err.into()
+    }
+}
+
+async fn serve(listen: std::net::SocketAddr, state_dir: PathBuf) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe()?;
+    let mut config = dsh_sandboxd::DaemonConfig::new(&state_dir);
+    config.listen = listen;
+    config.envd_binary = Some(exe.clone());
+    config.envd_args = vec![HIDDEN_ENVD.into()];
+    config.init_binary = Some(exe);
+    config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
+    let daemon = dsh_sandboxd::Daemon::start(config).await?;
+    eprintln!(
+        "dsh sandbox daemon on {url}\n\nPoint the official E2B SDKs at it:\n  export E2B_API_URL={url} E2B_SANDBOX_URL={url}\n  export E2B_API_KEY=$(cat {key})\n\nCtrl-C pauses every sandbox and stops the daemon.",
+        url = daemon.url(),
+        key = state_dir.join(dsh_sandboxd::server::API_KEY_FILE).display()
+    );
+    wait_for_stop_signal().await?;
+    daemon.shutdown().await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn wait_for_stop_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate())?;
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => result?,
+        _ = terminate.recv() => {}
+    }
+    Ok(())
+}

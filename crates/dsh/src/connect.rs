@@ -1,0 +1,145 @@
+//! Reaching sandboxes: a configured daemon (E2B cloud or a running `dsh sandbox serve`),
+//! or a daemon embedded in this process for one command's lifetime.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use dsh_e2b::Connection;
+
+use crate::cli::{HIDDEN_ENVD, HIDDEN_SANDBOX_INIT};
+
+/// Where `dsh sandbox serve` keeps its state by default.
+pub fn default_state_dir() -> PathBuf {
+    if rustix::process::geteuid().is_root() {
+        return PathBuf::from("/var/lib/dsh-sandboxd");
+    }
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("dsh/sandboxd")
+}
+
+/// The default address of `dsh sandbox serve`.
+pub const DEFAULT_DAEMON_URL: &str = "http://127.0.0.1:3000";
+
+/// Options naming a control plane (flags fall back to E2B's environment variables).
+#[derive(Debug, Clone, clap::Args)]
+pub struct DaemonArgs {
+    /// Control-plane URL (E2B cloud: https://api.e2b.app; a local daemon: http://127.0.0.1:3000).
+    #[arg(long, env = "E2B_API_URL", global = true)]
+    pub api_url: Option<String>,
+    /// API key (a local daemon's key is read from its state directory when not given).
+    #[arg(long, env = "E2B_API_KEY", hide_env_values = true, global = true)]
+    pub api_key: Option<String>,
+    /// envd router URL (what E2B_SANDBOX_URL means to the SDKs).
+    #[arg(long, env = "E2B_SANDBOX_URL", global = true)]
+    pub sandbox_url: Option<String>,
+    /// State directory of the local daemon whose API key to use.
+    #[arg(long, env = "DSH_SANDBOXD_STATE", global = true)]
+    pub state_dir: Option<PathBuf>,
+}
+
+impl DaemonArgs {
+    /// Whether anything points at a daemon (else commands may embed one).
+    pub fn configured(&self) -> bool {
+        self.api_url.is_some() || self.api_key.is_some()
+    }
+
+    /// The connection to an already running daemon.
+    pub fn connection(&self) -> anyhow::Result<Connection> {
+        let api_url = self.api_url.clone().unwrap_or_else(|| {
+            if self.api_key.is_some() {
+                dsh_e2b::control::E2B_API_URL.to_owned()
+            } else {
+                DEFAULT_DAEMON_URL.to_owned()
+            }
+        });
+        let cloud = api_url.starts_with("https://api.");
+        let api_key = match &self.api_key {
+            Some(key) => key.clone(),
+            None => {
+                let state = self.state_dir.clone().unwrap_or_else(default_state_dir);
+                let path = state.join(dsh_sandboxd::server::API_KEY_FILE);
+                std::fs::read_to_string(&path).map(|k| k.trim().to_owned()).with_context(|| {
+                    format!(
+                        "no sandbox daemon to talk to: no API key given and {} is unreadable.\n\
+                         Start a local daemon with `dsh sandbox serve`, or set E2B_API_KEY for E2B cloud",
+                        path.display()
+                    )
+                })?
+            }
+        };
+        let envd_url = self.sandbox_url.clone().or_else(|| (!cloud).then(|| api_url.clone()));
+        Ok(Connection { api_url, api_key, envd_url, domain: None })
+    }
+}
+
+const EMBEDDED_PREFIX: &str = "dsh-embedded-";
+const OWNER_FILE: &str = "owner.pid";
+
+/// Removes the state of embedded daemons whose process died without cleaning up (their
+/// sandboxes already ended with them; only files remain).
+fn sweep_abandoned(base: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(EMBEDDED_PREFIX) {
+            continue;
+        }
+        let owner = std::fs::read_to_string(entry.path().join(OWNER_FILE))
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok());
+        let alive = owner.is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+        if owner.is_some() && !alive {
+            tracing::debug!(dir = %entry.path().display(), "removing an abandoned embedded daemon's state");
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// A daemon running inside this process, over a private temporary state directory,
+/// that uses this very binary as envd and as the sandbox init.
+pub struct Embedded {
+    daemon: Option<dsh_sandboxd::Daemon>,
+    _state: tempfile::TempDir,
+}
+
+impl Embedded {
+    pub async fn start() -> anyhow::Result<Self> {
+        let exe = std::env::current_exe().context("cannot locate the dsh binary")?;
+        let base = std::env::var_os("DSH_EMBEDDED_STATE")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
+        std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
+        sweep_abandoned(&base);
+        let state = tempfile::Builder::new().prefix(EMBEDDED_PREFIX).tempdir_in(&base)?;
+        std::fs::write(state.path().join(OWNER_FILE), std::process::id().to_string())?;
+        let mut config = dsh_sandboxd::DaemonConfig::new(state.path().join("state"));
+        config.listen = "127.0.0.1:0".parse()?;
+        config.envd_binary = Some(exe.clone());
+        config.envd_args = vec![HIDDEN_ENVD.into()];
+        config.init_binary = Some(exe);
+        config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
+        let daemon = dsh_sandboxd::Daemon::start(config).await.context(
+            "cannot start the embedded local sandbox daemon (local sandboxes need root, or user namespaces)",
+        )?;
+        Ok(Self { daemon: Some(daemon), _state: state })
+    }
+
+    pub fn connection(&self) -> Connection {
+        let (url, key) = match &self.daemon {
+            Some(d) => (d.url(), d.api_key().to_owned()),
+            None => (String::new(), String::new()),
+        };
+        Connection { api_url: url.clone(), api_key: key, envd_url: Some(url), domain: None }
+    }
+
+    /// Stops the daemon (its remaining sandboxes are paused, then deleted with the state).
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(daemon) = self.daemon.take() {
+            daemon.shutdown().await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,150 @@
+//! The `dsh` command line end to end: the real binary, real sandboxes (an embedded
+//! daemon, and a `dsh sandbox serve` daemon).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn dsh() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dsh"));
+    // Nothing from the developer's environment may pick another daemon.
+    for key in ["E2B_API_KEY", "E2B_API_URL", "E2B_SANDBOX_URL", "E2B_DOMAIN", "DSH_BACKEND"] {
+        command.env_remove(key);
+    }
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn exec_streams_output_and_passes_the_exit_code_through() {
+    let output = dsh()
+        .args(["exec", "--", "bash", "-c", "echo out-é; echo err >&2; hostname | wc -c; exit 7"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(7), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "out-é\n21\n", "a sandbox id (20 chars) is the hostname");
+    assert_eq!(text(&output.stderr), "err\n");
+}
+
+#[test]
+fn unknown_subcommands_get_suggestions() {
+    let output = dsh().args(["sandbox", "lst"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("a similar subcommand exists: 'list'"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+struct Served {
+    child: Child,
+    url: String,
+    state: tempfile::TempDir,
+}
+
+impl Served {
+    fn start() -> Self {
+        let state = tempfile::Builder::new().prefix("dsh-cli-serve-").tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}");
+        let child = dsh()
+            .args(["sandbox", "serve", "--listen", &format!("127.0.0.1:{port}"), "--state-dir"])
+            .arg(state.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let began = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(began.elapsed() < Duration::from_secs(20), "dsh sandbox serve did not come up");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, url, state }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        dsh()
+            .args(args)
+            .env("E2B_API_URL", &self.url)
+            .env("DSH_SANDBOXD_STATE", self.state.path())
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        assert!(output.status.success(), "dsh {args:?} failed: {}", text(&output.stderr));
+        text(&output.stdout)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // SIGTERM: the daemon pauses its sandboxes and exits.
+        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        let _ = self.child.wait();
+    }
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+#[test]
+fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
+    let served = Served::start();
+    let created =
+        json(&served.ok(&["sandbox", "create", "--json", "--metadata", "purpose=cli-test"]));
+    let id = created["sandboxID"].as_str().unwrap().to_owned();
+    assert_eq!(id.len(), 20);
+
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("in.txt");
+    std::fs::write(&local, "from the host\n").unwrap();
+    served.ok(&["fs", "put", local.to_str().unwrap(), "/home/user/in.txt", "--sandbox", &id]);
+    assert_eq!(served.ok(&["fs", "cat", "/home/user/in.txt", "--sandbox", &id]), "from the host\n");
+    let back: PathBuf = dir.path().join("back.txt");
+    served.ok(&["fs", "get", "/home/user/in.txt", back.to_str().unwrap(), "--sandbox", &id]);
+    assert_eq!(std::fs::read_to_string(&back).unwrap(), "from the host\n");
+    let listed = json(&served.ok(&["fs", "ls", "/home/user", "--json", "--sandbox", &id]));
+    let names: Vec<&str> =
+        listed.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"in.txt"), "{names:?}");
+    assert_eq!(
+        served.ok(&["exec", "--sandbox", &id, "--", "cat", "/home/user/in.txt"]),
+        "from the host\n"
+    );
+
+    let list = json(&served.ok(&["sandbox", "list", "--json"]));
+    assert_eq!(list[0]["sandboxID"], id.as_str());
+    assert_eq!(
+        (list[0]["state"].as_str(), list[0]["metadata"]["purpose"].as_str()),
+        (Some("running"), Some("cli-test"))
+    );
+    served.ok(&["sandbox", "pause", &id]);
+    assert_eq!(json(&served.ok(&["sandbox", "list", "--json"]))[0]["state"], "paused");
+    served.ok(&["sandbox", "resume", &id]);
+    assert_eq!(
+        served.ok(&["exec", "--sandbox", &id, "--", "cat", "/home/user/in.txt"]),
+        "from the host\n"
+    );
+    served.ok(&["sandbox", "kill", &id]);
+    let again = served.run(&["sandbox", "kill", &id]);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        text(&again.stderr),
+        format!("dsh: sandbox {id} does not exist (see `dsh sandbox list`)\n")
+    );
+    let missing = served.run(&["exec", "--sandbox", "nosuchsandbox", "--", "true"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        text(&missing.stderr),
+        "dsh: sandbox nosuchsandbox does not exist (see `dsh sandbox list`)\n"
+    );
+    assert!(Path::new(served.state.path()).join("api-key").exists());
+}
