@@ -1,0 +1,4 @@
+mod commands;
+mod files;
+mod registry;
+mod search;
