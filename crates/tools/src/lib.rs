@@ -24,6 +24,7 @@ mod error;
 mod files;
 mod search;
 mod shell;
+pub mod terminal;
 mod text;
 
 pub use error::ToolError;

@@ -1,0 +1,423 @@
+//! `terminal_open`, `terminal_send`, `terminal_read`, `terminal_signal`,
+//! `terminal_close`, `terminal_list`: persistent shells in the sandbox, one owner (agent)
+//! per session. The engine keeps buffers and readiness on the host.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dsh_core::{BoxFuture, Signal};
+use dsh_pty::engine::{EngineError, TerminalEngine};
+use dsh_pty::session::{SessionError, WaitReason};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_args, schema_of};
+
+/// Default and maximum time a send waits for the prompt.
+const SEND_TIMEOUT: Duration = Duration::from_secs(30);
+const SEND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
+
+/// Registers the six terminal tools for `owner` (an agent, an MCP session).
+pub fn register_terminal_tools(
+    registry: &mut ToolRegistry,
+    engine: Arc<TerminalEngine>,
+    owner: &str,
+) {
+    let terminal = Terminal { engine, owner: owner.to_owned() };
+    registry.register(Arc::new(TerminalOpen(terminal.clone())));
+    registry.register(Arc::new(TerminalSend(terminal.clone())));
+    registry.register(Arc::new(TerminalRead(terminal.clone())));
+    registry.register(Arc::new(TerminalSignal(terminal.clone())));
+    registry.register(Arc::new(TerminalClose(terminal.clone())));
+    registry.register(Arc::new(TerminalList(terminal)));
+}
+
+#[derive(Clone)]
+struct Terminal {
+    engine: Arc<TerminalEngine>,
+    owner: String,
+}
+
+fn engine_error(tool: &str, err: EngineError) -> ToolError {
+    match err {
+        EngineError::UnknownSession(id) => ToolError::invalid(
+            tool,
+            "sessionId",
+            format!("no terminal session {id} for this agent (see terminal_list)"),
+        ),
+        EngineError::ShellKillRefused => ToolError::invalid(
+            tool,
+            "signal",
+            "SIGKILL would kill the session's shell itself: use terminal_close",
+        ),
+        EngineError::Session(SessionError::Busy(id)) => ToolError::Failed(format!(
+            "session {id} is busy with another send; wait for it or use terminal_read"
+        )),
+        EngineError::Session(SessionError::Exited(id)) => {
+            ToolError::Failed(format!("session {id} has exited; open a new one with terminal_open"))
+        }
+        other => ToolError::Unavailable(other.to_string()),
+    }
+}
+
+fn reason_name(reason: WaitReason) -> &'static str {
+    match reason {
+        WaitReason::StdinRead => "stdin_read",
+        WaitReason::InferredIdle => "inferred_idle",
+        WaitReason::Timeout => "timeout",
+        WaitReason::SessionExit => "session_exit",
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OpenArgs {
+    /// The kind of terminal; only `shell` (bash) exists.
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    /// A label for the session, shown by terminal_list.
+    #[serde(default)]
+    name: Option<String>,
+    /// Starting directory (default: the workspace).
+    #[serde(default)]
+    cwd: Option<String>,
+}
+
+struct TerminalOpen(Terminal);
+
+impl Tool for TerminalOpen {
+    fn name(&self) -> &'static str {
+        "terminal_open"
+    }
+    fn description(&self) -> &'static str {
+        "Open a persistent interactive shell (bash) in the sandbox, for REPLs, debuggers, long \
+         builds and anything that needs a real terminal. Returns a `sessionId` (pty-N) to use with \
+         terminal_send/read/signal/close, and the first screen. Sessions belong to you alone and \
+         survive between calls; close them when done."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<OpenArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: OpenArgs = parse_args(self.name(), args)?;
+            if let Some(kind) = args.kind.as_deref().filter(|k| *k != "shell") {
+                return Err(ToolError::invalid(
+                    self.name(),
+                    "type",
+                    format!("unknown terminal type {kind:?}; use \"shell\""),
+                ));
+            }
+            let cwd = match &args.cwd {
+                Some(cwd) => Some(ctx.resolve(self.name(), "cwd", cwd).await?),
+                None => None,
+            };
+            let opened = self
+                .0
+                .engine
+                .open(&self.0.owner, args.name, cwd)
+                .await
+                .map_err(|e| engine_error(self.name(), e))?;
+            let status = if opened.running { "running" } else { "exited" };
+            Ok(ToolOutput {
+                text: format!("opened {} ({status})\n{}", opened.session_id, opened.motd),
+                value: json!({"sessionId": opened.session_id, "status": status, "motd": opened.motd}),
+                truncated: false,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SendArgs {
+    /// The session (pty-N).
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    /// What to type.
+    text: String,
+    /// Press Enter after the text (default true). Use false for keys such as `q` in a pager.
+    #[serde(default)]
+    submit: Option<bool>,
+    /// How long to wait for the prompt, in milliseconds (default 30000, max 600000).
+    #[serde(rename = "timeoutMs", default)]
+    timeout_ms: Option<u64>,
+}
+
+struct TerminalSend(Terminal);
+
+impl Tool for TerminalSend {
+    fn name(&self) -> &'static str {
+        "terminal_send"
+    }
+    fn description(&self) -> &'static str {
+        "Type text into a terminal session (Enter appended unless submit=false) and wait until the \
+         shell prompt is back (`waitReason: stdin_read`), output went quiet without a prompt \
+         (`inferred_idle`, e.g. a REPL or pager waiting for input), time ran out (`timeout`: the \
+         command keeps running; read later or interrupt with terminal_signal), or the shell exited \
+         (`session_exit`). Returns the current screen (`viewport`) and the text the send produced."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<SendArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: SendArgs = parse_args(self.name(), args)?;
+            let timeout =
+                args.timeout_ms.map_or(SEND_TIMEOUT, Duration::from_millis).min(SEND_TIMEOUT_MAX);
+            let sent = self
+                .0
+                .engine
+                .send(
+                    &self.0.owner,
+                    &args.session_id,
+                    &args.text,
+                    args.submit.unwrap_or(true),
+                    timeout,
+                )
+                .await
+                .map_err(|e| engine_error(self.name(), e))?;
+            let status = if sent.running { "running" } else { "exited" };
+            let reason = reason_name(sent.wait_reason);
+            Ok(ToolOutput {
+                text: format!("[{reason}; session {status}]\n{}", sent.viewport),
+                value: json!({
+                    "viewport": sent.viewport,
+                    "waitReason": reason,
+                    "sessionStatus": status,
+                    "output": sent.output,
+                    "lastExitStatus": sent.last_status,
+                    "truncated": sent.truncated,
+                }),
+                truncated: sent.truncated,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    /// Lines back from the newest line where the window ends (default 0: the newest).
+    #[serde(default)]
+    offset: Option<u64>,
+    /// How many lines (default 500).
+    #[serde(default)]
+    count: Option<u64>,
+}
+
+struct TerminalRead(Terminal);
+
+impl Tool for TerminalRead {
+    fn name(&self) -> &'static str {
+        "terminal_read"
+    }
+    fn description(&self) -> &'static str {
+        "Read a session's transcript (plain text, control sequences removed): `count` lines ending \
+         `offset` lines before the newest. Line numbers (`lineBegin`, `lineEnd`) count from the \
+         session's start and stay valid as old lines are dropped; `truncated` says older lines exist."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<ReadArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: ReadArgs = parse_args(self.name(), args)?;
+            let window = self
+                .0
+                .engine
+                .read(
+                    &self.0.owner,
+                    &args.session_id,
+                    args.offset.unwrap_or(0),
+                    args.count.unwrap_or(500),
+                )
+                .map_err(|e| engine_error(self.name(), e))?;
+            Ok(ToolOutput {
+                text: window.text.clone(),
+                value: json!({
+                    "text": window.text,
+                    "totalLines": window.total_lines,
+                    "lineBegin": window.line_begin,
+                    "lineEnd": window.line_end,
+                    "truncated": window.truncated,
+                }),
+                truncated: window.truncated,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SignalArgs {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    /// One of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP.
+    signal: String,
+}
+
+struct TerminalSignal(Terminal);
+
+impl Tool for TerminalSignal {
+    fn name(&self) -> &'static str {
+        "terminal_signal"
+    }
+    fn description(&self) -> &'static str {
+        "Send a signal to the job in the foreground of a terminal (like pressing Ctrl-C for SIGINT, \
+         Ctrl-Z for SIGTSTP). Returns `delivered` and the process group hit (`targetPgid`). SIGKILL \
+         aimed at the shell itself is refused: use terminal_close."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<SignalArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: SignalArgs = parse_args(self.name(), args)?;
+            let signal = match args.signal.to_ascii_uppercase().trim_start_matches("SIG") {
+                "INT" => Signal::Int,
+                "TERM" => Signal::Term,
+                "KILL" => Signal::Kill,
+                "TSTP" => Signal::Tstp,
+                "HUP" => Signal::Hup,
+                other => {
+                    return Err(ToolError::invalid(
+                        self.name(),
+                        "signal",
+                        format!(
+                            "unknown signal SIG{other}; use SIGINT, SIGTERM, SIGKILL, SIGTSTP or SIGHUP"
+                        ),
+                    ));
+                }
+            };
+            let signalled = self
+                .0
+                .engine
+                .signal(&self.0.owner, &args.session_id, signal)
+                .await
+                .map_err(|e| engine_error(self.name(), e))?;
+            Ok(ToolOutput {
+                text: format!(
+                    "{} delivered to process group {}",
+                    signal.name(),
+                    signalled.target_pgid
+                ),
+                value: json!({"delivered": signalled.delivered, "targetPgid": signalled.target_pgid}),
+                truncated: false,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+}
+
+struct TerminalClose(Terminal);
+
+impl Tool for TerminalClose {
+    fn name(&self) -> &'static str {
+        "terminal_close"
+    }
+    fn description(&self) -> &'static str {
+        "Close a terminal session: SIGTERM and SIGHUP to its processes, a grace period, then SIGKILL. \
+         Returns how the shell ended."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<SessionArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: SessionArgs = parse_args(self.name(), args)?;
+            let status = self
+                .0
+                .engine
+                .close(&self.0.owner, &args.session_id)
+                .await
+                .map_err(|e| engine_error(self.name(), e))?;
+            let how = dsh_pty::engine::describe_exit(&status);
+            Ok(ToolOutput {
+                text: format!("closed {} ({how})", args.session_id),
+                value: json!({"sessionId": args.session_id, "status": "closed", "exitCode": status.code, "signal": status.signal}),
+                truncated: false,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+struct TerminalList(Terminal);
+
+impl Tool for TerminalList {
+    fn name(&self) -> &'static str {
+        "terminal_list"
+    }
+    fn description(&self) -> &'static str {
+        "List your terminal sessions (other agents' sessions are not shown)."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<NoArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let _: NoArgs = parse_args(self.name(), if args.is_null() { json!({}) } else { args })?;
+            let sessions = self.0.engine.list(&self.0.owner);
+            let text = if sessions.is_empty() {
+                "no terminal sessions".to_owned()
+            } else {
+                sessions
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} {} {}",
+                            s.session_id,
+                            if s.running { "running" } else { "exited" },
+                            s.name.clone().unwrap_or_default()
+                        )
+                        .trim_end()
+                        .to_owned()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let value = sessions
+                .iter()
+                .map(|s| json!({"sessionId": s.session_id, "name": s.name, "status": if s.running { "running" } else { "exited" }}))
+                .collect::<Vec<_>>();
+            Ok(ToolOutput { text, value: Value::Array(value), truncated: false })
+        })
+    }
+}
