@@ -40,6 +40,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the end-to-end tour: one sandbox, every capability, a report.
+    Tour(crate::tour::TourArgs),
+    /// Serve every dsh tool to an agent over MCP (stdio by default, or streamable HTTP).
+    Mcp(crate::mcp::McpArgs),
     /// Manage sandboxes (a local daemon, or E2B cloud with E2B_API_KEY).
     Sandbox {
         #[command(subcommand)]
@@ -168,6 +172,8 @@ fn init_logging(verbose: u8) {
 
 async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Tour(args) => crate::tour::run(args, printer).await,
+        Command::Mcp(args) => crate::mcp::run(args).await,
         Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,
         Command::Exec { sandbox, cwd, user, daemon, command } => {
             with_sandbox(

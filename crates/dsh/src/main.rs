@@ -4,7 +4,10 @@
 
 mod cli;
 mod connect;
+mod mcp;
 mod output;
+mod tour;
+mod workbench;
 
 use std::ffi::OsString;
 

@@ -1,0 +1,168 @@
+//! One sandbox and everything built on it: the runtime (seams), the engines (terminals,
+//! and later language servers and Code Mode), and a tool registry per owner (agent).
+//! The MCP server and `dsh tour` both stand on this.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use dsh_core::config::{BackendKind, Config};
+use dsh_core::{BoxFuture, DisposeReport, Engine, Runtime};
+use dsh_e2b::Sandbox;
+use dsh_pty::engine::{EngineConfig, TerminalEngine};
+use dsh_tools::terminal::register_terminal_tools;
+use dsh_tools::{ToolContext, ToolRegistry};
+
+use crate::connect::{DaemonArgs, Embedded};
+
+/// The terminal engine as a runtime engine: disposal closes every session.
+struct TerminalsEngine(Arc<TerminalEngine>);
+
+impl Engine for TerminalsEngine {
+    fn name(&self) -> &str {
+        "terminals"
+    }
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.0.dispose().await;
+        })
+    }
+}
+
+/// The per-owner registries' background tasks, disposed with the runtime.
+struct RegistriesEngine(Mutex<Vec<Arc<ToolRegistry>>>);
+
+impl Engine for RegistriesEngine {
+    fn name(&self) -> &str {
+        "background tasks"
+    }
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let registries: Vec<Arc<ToolRegistry>> =
+                std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+            for registry in registries {
+                registry.dispose().await;
+            }
+        })
+    }
+}
+
+pub struct Workbench {
+    pub runtime: Runtime,
+    pub sandbox: Option<Arc<Sandbox>>,
+    pub terminals: Arc<TerminalEngine>,
+    /// The base environment for commands and shells in the sandbox.
+    pub env: BTreeMap<String, String>,
+    registries: Arc<RegistriesEngine>,
+    embedded: Option<Embedded>,
+    /// "local sandbox (embedded)", "E2B", "local host".
+    pub backend_name: String,
+}
+
+/// The environment tools give processes: a plain PATH and locale, HOME of the sandbox
+/// user; nothing from the host (secrets in particular) crosses.
+fn base_env(kind: BackendKind) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert(
+        "PATH".into(),
+        "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
+    );
+    env.insert("LANG".into(), "C.UTF-8".into());
+    if kind == BackendKind::Sandbox {
+        env.insert("HOME".into(), "/home/user".into());
+    } else if let Some(home) = std::env::var_os("HOME") {
+        env.insert("HOME".into(), home.to_string_lossy().into_owned());
+    }
+    env
+}
+
+impl Workbench {
+    /// Opens the backend the configuration asks for; with no daemon configured, a local
+    /// sandbox daemon is embedded in this process.
+    pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {
+        let (connection, embedded, backend_name) = match config.backend.kind {
+            BackendKind::Local => (None, None, "local host (no isolation)".to_owned()),
+            BackendKind::Sandbox if daemon.configured() || config.sandbox.api_key.is_some() => {
+                let connection = if daemon.configured() {
+                    daemon.connection()?
+                } else {
+                    dsh_e2b::Connection::from_config(&config.sandbox)?
+                };
+                let name = if connection.envd_url.is_some() {
+                    "local sandbox daemon"
+                } else {
+                    "E2B cloud"
+                };
+                (Some(connection), None, name.to_owned())
+            }
+            BackendKind::Sandbox => {
+                let embedded = Embedded::start().await?;
+                (
+                    Some(embedded.connection()),
+                    Some(embedded),
+                    "local sandbox (embedded dsh-sandboxd)".to_owned(),
+                )
+            }
+        };
+        let assembled = dsh_e2b::assemble(config, connection.as_ref()).await;
+        let (runtime, sandbox) = match assembled {
+            Ok(parts) => parts,
+            Err(err) => {
+                if let Some(embedded) = embedded {
+                    let _ = embedded.stop().await;
+                }
+                return Err(err.into());
+            }
+        };
+        let env = base_env(config.backend.kind);
+        let mut shell_env = env.clone();
+        shell_env.insert("TERM".into(), "xterm-256color".into());
+        let terminals = Arc::new(TerminalEngine::new(
+            Arc::clone(&runtime.terminals),
+            EngineConfig::new(&runtime.cwd, shell_env),
+        ));
+        let registries = Arc::new(RegistriesEngine(Mutex::new(Vec::new())));
+        runtime.register_engine(Arc::new(TerminalsEngine(Arc::clone(&terminals))));
+        runtime.register_engine(registries.clone());
+        Ok(Self { runtime, sandbox, terminals, env, registries, embedded, backend_name })
+    }
+
+    /// A registry with every tool, for one owner (an agent; each MCP session is one).
+    pub fn registry(&self, owner: &str) -> Arc<ToolRegistry> {
+        let ctx = ToolContext::new(
+            Arc::clone(&self.runtime.fs),
+            Arc::clone(&self.runtime.subprocess),
+            &self.runtime.cwd,
+            self.env.clone(),
+        );
+        let mut registry = ToolRegistry::new(ctx);
+        register_terminal_tools(&mut registry, Arc::clone(&self.terminals), owner);
+        let registry = Arc::new(registry);
+        self.registries.0.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&registry));
+        registry
+    }
+
+    /// Everything an owner started (terminals) ends; its registry's tasks too.
+    pub async fn close_owner(&self, owner: &str, registry: &ToolRegistry) {
+        self.terminals.close_owner(owner).await;
+        registry.dispose().await;
+    }
+
+    pub fn sandbox_id(&self) -> Option<&str> {
+        self.sandbox.as_deref().map(Sandbox::id)
+    }
+
+    /// Engines first (each awaits its processes), then the sandbox policy. The embedded
+    /// daemon (if any) keeps running until [`Self::shutdown`].
+    pub async fn dispose(&self) -> DisposeReport {
+        self.runtime.dispose().await
+    }
+
+    /// Disposes (if not done yet) and stops the embedded daemon.
+    pub async fn shutdown(self) -> anyhow::Result<DisposeReport> {
+        let report = self.runtime.dispose().await;
+        if let Some(embedded) = self.embedded {
+            embedded.stop().await?;
+        }
+        Ok(report)
+    }
+}
