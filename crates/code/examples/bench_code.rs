@@ -1,0 +1,151 @@
+//! Code Mode numbers: `cargo run --release -p dsh-code --example bench_code`.
+//!
+//! - cold `run_code` of `return 1` with the runner already up (a fresh worker per run;
+//!   the next one pre-spawned while idle), on the local backend and through a real
+//!   dsh-envd (the sandbox backend);
+//! - binding round trip: one `await tools.noop({})` from inside a program, measured in
+//!   the worker (worker → runner → host dispatch → runner → worker);
+//! - strip throughput on a 1 MiB TypeScript file.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dsh_code::{
+    BoxFuture, CodeConfig, CodeEngine, RunRequest, ToolCallFailure, ToolDispatcher, ToolInfo,
+    strip_types,
+};
+use dsh_core::{Fs, Subprocess};
+use serde_json::{Value, json};
+
+#[path = "support/typescript.rs"]
+mod typescript;
+
+struct Noop;
+
+impl ToolDispatcher for Noop {
+    fn tools(&self) -> Vec<ToolInfo> {
+        vec![ToolInfo { name: "noop".into(), description: "returns {}".into() }]
+    }
+    fn call<'a>(&'a self, _: &'a str, _: Value) -> BoxFuture<'a, Result<Value, ToolCallFailure>> {
+        Box::pin(async { Ok(json!({})) })
+    }
+}
+
+fn stats(mut samples: Vec<f64>) -> String {
+    samples.sort_by(f64::total_cmp);
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    format!("median {:.2} ms, p99 {:.2} ms, n={}", at(0.5), at(0.99), samples.len())
+}
+
+async fn bench(label: &str, fs: Arc<dyn Fs>, subprocess: Arc<dyn Subprocess>, cwd: &Path) {
+    let engine = CodeEngine::new(fs, subprocess, cwd, CodeConfig::default());
+    let tools: Arc<dyn ToolDispatcher> = Arc::new(Noop);
+    let started = Instant::now();
+    engine.warm().await.unwrap();
+    println!(
+        "[{label}] runner start (install + node boot): {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+
+    for (mode, idle) in
+        [("idle 100 ms between runs", Duration::from_millis(100)), ("back to back", Duration::ZERO)]
+    {
+        let mut samples = Vec::new();
+        for i in 0..120 {
+            tokio::time::sleep(idle).await;
+            let t = Instant::now();
+            let outcome = engine.run(RunRequest::new("return 1"), tools.clone()).await.unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            assert_eq!(outcome.result, Some(json!(1)), "{outcome:?}");
+            if i >= 20 {
+                samples.push(ms);
+            }
+        }
+        println!("[{label}] cold run_code `return 1`, runner warm, {mode}: {}", stats(samples));
+    }
+
+    let code = r#"
+const times: number[] = [];
+for (let i = 0; i < 2000; i++) {
+  const t = performance.now();
+  await tools.noop({ i });
+  times.push(performance.now() - t);
+}
+return times.slice(200);
+"#;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let outcome = engine
+        .run(
+            RunRequest::new(code).with_limits(dsh_code::Limits {
+                max_output_bytes: 1 << 20,
+                ..dsh_code::Limits::default()
+            }),
+            tools.clone(),
+        )
+        .await
+        .unwrap();
+    let times: Vec<f64> = outcome
+        .result
+        .unwrap_or_else(|| panic!("{:?}", outcome.error))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    println!("[{label}] binding round trip (in the worker): {}", stats(times));
+    engine.dispose().await;
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let source = typescript::one_mib();
+    strip_types(&source).unwrap();
+    let mut best = f64::MAX;
+    let mut samples = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let out = strip_types(&source).unwrap();
+        let s = t.elapsed().as_secs_f64();
+        assert_eq!(out.len(), source.len());
+        best = best.min(s);
+        samples.push(s * 1e3);
+    }
+    let mib = source.len() as f64 / (1024.0 * 1024.0);
+    samples.sort_by(f64::total_cmp);
+    let median = samples[samples.len() / 2] / 1e3;
+    println!(
+        "strip {:.2} MiB of TypeScript: median {:.1} ms = {:.0} MB/s (best {:.0} MB/s)",
+        mib,
+        median * 1e3,
+        source.len() as f64 / median / 1e6,
+        source.len() as f64 / best / 1e6
+    );
+
+    // A program of the size models write (about 1 KiB).
+    let small = &source[..source[..1100].rfind('\n').unwrap() + 1];
+    let mut samples = Vec::new();
+    for _ in 0..2000 {
+        let t = Instant::now();
+        strip_types(small).unwrap();
+        samples.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!("strip a {} B program: {}", small.len(), stats(samples));
+    if std::env::var_os("BENCH_STRIP_ONLY").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let local = Arc::new(dsh_core::local::Local::new());
+    bench("local", local.clone(), local, &dir.path().canonicalize().unwrap()).await;
+
+    let daemon = dsh_envd::testing::start().await.unwrap();
+    let envd = dsh_e2b::EnvdClient::new(
+        dsh_e2b::http_client().unwrap(),
+        dsh_e2b::EnvdTarget::direct(&daemon.base_url),
+        None,
+    );
+    let backend = Arc::new(dsh_e2b::SandboxBackend::new(envd, None));
+    bench("dsh-envd sandbox backend", backend.clone(), backend, &daemon.home.clone()).await;
+}
