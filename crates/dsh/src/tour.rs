@@ -5,6 +5,7 @@
 
 use std::future::Future;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail, ensure};
@@ -108,6 +109,9 @@ pub async fn run(args: TourArgs, printer: Printer) -> anyhow::Result<ExitCode> {
     // Every step runs even after one fails, so the report shows the whole picture.
     step(&mut steps, "files <-> commands", || files_and_commands(&registry)).await;
     step(&mut steps, "terminal", || terminal(&registry)).await;
+    let servers = crate::workbench::language_server_prefix(&workbench.runtime.runtime_root);
+    step(&mut steps, "language server", || language_server(&registry, &servers)).await;
+    step(&mut steps, "code mode", || code_mode(&registry, &workbench)).await;
     step(&mut steps, "isolation", || isolation(&registry, &workbench)).await;
     let backend = workbench.backend_name.clone();
     let sandbox_id = workbench.sandbox_id().map(str::to_owned);
@@ -218,6 +222,220 @@ async fn terminal(registry: &ToolRegistry) -> anyhow::Result<Value> {
     Ok(
         json!({"sessionId": id, "targetPgid": pgid, "promptBackMs": back_after.as_millis(), "viewport": echoed["viewport"]}),
     )
+}
+
+/// pyright, pinned; installed into dsh's private directory in the sandbox on first use
+/// (unless the sandbox already has one on its PATH).
+const PYRIGHT: &str = "pyright@1.1.414";
+
+const LSP_DEMO: &str = r#"def greet(name: str) -> str:
+    """Say hello: 你好 café."""
+    return "hi " + name
+
+
+message = "你好 café 🎉"; result = greet("world")
+count: int = "not a number"
+"#;
+
+async fn language_server(
+    registry: &ToolRegistry,
+    servers: &std::path::Path,
+) -> anyhow::Result<Value> {
+    let prefix = servers.display();
+    let install = call(
+        registry,
+        "bash",
+        json!({
+            // `--prefix` also moves npm's global config file, so carry over a configured
+            // CA bundle (machines behind a TLS-inspecting proxy need it).
+            "command": format!(
+                "command -v pyright-langserver || test -x {prefix}/node_modules/.bin/pyright-langserver || {{ \
+                 cafile=$(npm config get cafile 2>/dev/null); \
+                 if [ -n \"$cafile\" ] && [ \"$cafile\" != null ]; then export npm_config_cafile=\"$cafile\"; fi; \
+                 npm install --prefix {prefix} --no-audit --no-fund --loglevel=error {PYRIGHT} >/dev/null; }}"
+            ),
+            "description": "make sure pyright is in the sandbox",
+            "timeoutMs": 300000,
+        }),
+    )
+    .await?;
+    ensure!(install["exit_code"] == 0, "installing pyright failed: {install}");
+    call(registry, "write", json!({"file_path": "lsp_demo.py", "content": LSP_DEMO})).await?;
+    let call_line = LSP_DEMO.lines().nth(5).context("demo line")?;
+    let byte = call_line.find("greet(").context("call site")?;
+    let column = call_line[..byte].encode_utf16().count() + 1;
+    let hover = registry
+        .call("lsp", json!({"operation": "hover", "file_path": "lsp_demo.py", "line": 6, "character": column}))
+        .await
+        .map_err(|err| anyhow!("lsp hover: {err}"))?;
+    ensure!(hover.text.contains("你好 café"), "hover did not show the docstring: {}", hover.text);
+    let definition = registry
+        .call("lsp", json!({"operation": "goToDefinition", "file_path": "lsp_demo.py", "line": 6, "character": column}))
+        .await
+        .map_err(|err| anyhow!("lsp goToDefinition: {err}"))?;
+    let target = &definition.value["output"]["items"][0];
+    ensure!(
+        (
+            target["line"].as_u64(),
+            target["character"].as_u64(),
+            target["end_line"].as_u64(),
+            target["end_character"].as_u64()
+        ) == (Some(1), Some(5), Some(1), Some(10)),
+        "definition range {target}"
+    );
+    let diagnostics = registry
+        .call("lsp", json!({"operation": "diagnostics", "file_path": "lsp_demo.py"}))
+        .await
+        .map_err(|err| anyhow!("lsp diagnostics: {err}"))?;
+    let planted = diagnostics.value["output"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["line"] == 7 && d["severity"] == "error")
+        .cloned();
+    ensure!(planted.is_some(), "the planted type error was not reported: {}", diagnostics.text);
+    Ok(json!({
+        "server": hover.value["server"],
+        "callSiteColumnUtf16": column,
+        "definition": target,
+        "diagnostic": planted,
+    }))
+}
+
+const PARALLEL_PROGRAM: &str = r#"const base: number = 21;
+const [file, echoed, written] = await Promise.all([
+  tools.read({ file_path: "from-fs.txt" }),
+  tools.bash({ command: "echo " + base, description: "echo a number" }),
+  tools.write({ file_path: "from-code.txt", content: "written-by-code\n" }),
+]);
+const doubled: number = Number((echoed as { stdout: string }).stdout.trim()) * 2;
+console.log("remote-log 你好 " + doubled);
+return { doubled, typed: typeof file.content === "string" && written.operation === "create" };
+"#;
+
+const TAMPERING_PROGRAM: &str = r#"JSON.stringify = () => "tampered";
+Promise.prototype.then = function () { throw new Error("tampered then"); };
+Object.defineProperty(Object.prototype, "toJSON", { value: () => "tampered", configurable: true, writable: true });
+try {
+  await tools.read({ file_path: "no-such-file.txt" });
+  return "the failing tool did not throw";
+} catch (error) {
+  console.log("post-mutation");
+  return { name: error.name, toolName: error.toolName };
+}
+"#;
+
+async fn code_mode(registry: &ToolRegistry, workbench: &Workbench) -> anyhow::Result<Value> {
+    let parallel = call(
+        registry,
+        "run_code",
+        json!({"code": PARALLEL_PROGRAM, "description": "parallel tools"}),
+    )
+    .await?;
+    ensure!(parallel["error"].is_null(), "program failed: {}", parallel["error"]);
+    ensure!(
+        parallel["result"] == json!({"doubled": 42, "typed": true}),
+        "result {}",
+        parallel["result"]
+    );
+    ensure!(parallel["logs"] == json!(["remote-log 你好 42"]), "logs {}", parallel["logs"]);
+
+    let tampered = call(
+        registry,
+        "run_code",
+        json!({"code": TAMPERING_PROGRAM, "description": "tamper with intrinsics"}),
+    )
+    .await?;
+    ensure!(tampered["error"].is_null(), "tampering program failed: {}", tampered["error"]);
+    ensure!(
+        tampered["result"] == json!({"name": "ToolCallError", "toolName": "read"}),
+        "result {}",
+        tampered["result"]
+    );
+    ensure!(tampered["logs"] == json!(["post-mutation"]), "logs {}", tampered["logs"]);
+
+    let flood = call(
+        registry,
+        "run_code",
+        json!({"code": "while (true) console.log('x'.repeat(1000));", "description": "print forever", "maxOutputBytes": 16384}),
+    )
+    .await?;
+    ensure!(flood["error"]["kind"] == "output-limit", "flood ended with {}", flood["error"]);
+
+    let spin_started = Instant::now();
+    let spin = call(
+        registry,
+        "run_code",
+        json!({"code": "while (true) {}", "description": "spin", "timeoutMs": 2000}),
+    )
+    .await?;
+    let spin_took = spin_started.elapsed();
+    ensure!(spin["error"]["kind"] == "timeout", "spin ended with {}", spin["error"]);
+    ensure!(spin_took < Duration::from_secs(10), "timeout took {spin_took:?}");
+
+    let abort = dsh_code::AbortSignal::new();
+    let aborter = {
+        let abort = abort.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            abort.abort("tour: aborted from the host");
+        })
+    };
+    let request = dsh_code::RunRequest::new(
+        "await new Promise((resolve) => setTimeout(resolve, 60000)); return 1;",
+    )
+    .with_abort(abort);
+    let aborted = workbench.code.run(request, Arc::new(NoTools)).await?;
+    aborter.await?;
+    let abort_error = aborted.error.context("the long sleep was not aborted")?;
+    ensure!(
+        abort_error.kind == dsh_code::RunErrorKind::Abort,
+        "aborted run ended with {abort_error:?}"
+    );
+    ensure!(
+        abort_error.message.contains("tour: aborted from the host"),
+        "message {:?}",
+        abort_error.message
+    );
+
+    // Disposal ends the runner and its workers; nothing of Code Mode stays in the sandbox.
+    workbench.code.dispose().await;
+    let left = call(
+        registry,
+        "bash",
+        json!({"command": "grep -l 'code-[r]unner' /proc/[0-9]*/cmdline 2>/dev/null | wc -l", "description": "count code runners"}),
+    )
+    .await?;
+    ensure!(left["stdout"] == "0\n", "code runner processes left: {}", left["stdout"]);
+    Ok(json!({
+        "parallel": {"result": parallel["result"], "logs": parallel["logs"]},
+        "tampering": {"result": tampered["result"], "logs": tampered["logs"]},
+        "outputLimit": flood["error"]["kind"],
+        "timeoutAfterMs": spin_took.as_millis(),
+        "abort": abort_error.message,
+        "runnersLeft": 0,
+    }))
+}
+
+/// A program that needs no tools.
+struct NoTools;
+
+impl dsh_code::ToolDispatcher for NoTools {
+    fn tools(&self) -> Vec<dsh_code::ToolInfo> {
+        Vec::new()
+    }
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        _args: Value,
+    ) -> dsh_core::BoxFuture<'a, Result<Value, dsh_code::ToolCallFailure>> {
+        Box::pin(async move {
+            Err(dsh_code::ToolCallFailure {
+                tool_name: name.to_owned(),
+                message: "no tools here".into(),
+            })
+        })
+    }
 }
 
 async fn isolation(registry: &ToolRegistry, workbench: &Workbench) -> anyhow::Result<Value> {

@@ -28,6 +28,34 @@ impl Engine for TerminalsEngine {
     }
 }
 
+/// The language servers: disposal shuts them down (shutdown/exit, TERM, KILL).
+struct LspServers(Arc<dsh_lsp::LspEngine>);
+
+impl Engine for LspServers {
+    fn name(&self) -> &str {
+        "language servers"
+    }
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.0.dispose().await;
+        })
+    }
+}
+
+/// The Code Mode runner: disposal stops it and its workers.
+struct CodeRunner(Arc<dsh_code::CodeEngine>);
+
+impl Engine for CodeRunner {
+    fn name(&self) -> &str {
+        "code runner"
+    }
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.0.dispose().await;
+        })
+    }
+}
+
 /// The per-owner registries' background tasks, disposed with the runtime.
 struct RegistriesEngine(Mutex<Vec<Arc<ToolRegistry>>>);
 
@@ -50,6 +78,8 @@ pub struct Workbench {
     pub runtime: Runtime,
     pub sandbox: Option<Arc<Sandbox>>,
     pub terminals: Arc<TerminalEngine>,
+    pub lsp: Arc<dsh_lsp::LspEngine>,
+    pub code: Arc<dsh_code::CodeEngine>,
     /// The base environment for commands and shells in the sandbox.
     pub env: BTreeMap<String, String>,
     registries: Arc<RegistriesEngine>,
@@ -73,6 +103,15 @@ fn base_env(kind: BackendKind) -> BTreeMap<String, String> {
         env.insert("HOME".into(), home.to_string_lossy().into_owned());
     }
     env
+}
+
+/// Where dsh installs language servers in the sandbox: `<runtime root>/servers`.
+pub fn language_server_prefix(runtime_root: &std::path::Path) -> std::path::PathBuf {
+    runtime_root.join("servers")
+}
+
+fn language_server_bin(runtime_root: &std::path::Path) -> std::path::PathBuf {
+    language_server_prefix(runtime_root).join("node_modules/.bin")
 }
 
 impl Workbench {
@@ -120,10 +159,30 @@ impl Workbench {
             Arc::clone(&runtime.terminals),
             EngineConfig::new(&runtime.cwd, shell_env),
         ));
+        let mut lsp_config = dsh_lsp::LspConfig::new(&runtime.cwd, env.clone());
+        lsp_config.same_process_namespace = runtime.same_process_namespace;
+        // Servers dsh installs for the sandbox user live in dsh's private directory.
+        lsp_config.search_path.insert(0, language_server_bin(&runtime.runtime_root));
+        let lsp = Arc::new(dsh_lsp::LspEngine::new(
+            Arc::clone(&runtime.fs),
+            Arc::clone(&runtime.subprocess),
+            lsp_config,
+        ));
+        let code_config =
+            dsh_code::CodeConfig { env: env.clone(), ..dsh_code::CodeConfig::default() };
+        let code = Arc::new(dsh_code::CodeEngine::new(
+            Arc::clone(&runtime.fs),
+            Arc::clone(&runtime.subprocess),
+            &runtime.cwd,
+            code_config,
+        ));
         let registries = Arc::new(RegistriesEngine(Mutex::new(Vec::new())));
+        // Disposed in reverse: tasks, code runner, language servers, terminals.
         runtime.register_engine(Arc::new(TerminalsEngine(Arc::clone(&terminals))));
+        runtime.register_engine(Arc::new(LspServers(Arc::clone(&lsp))));
+        runtime.register_engine(Arc::new(CodeRunner(Arc::clone(&code))));
         runtime.register_engine(registries.clone());
-        Ok(Self { runtime, sandbox, terminals, env, registries, embedded, backend_name })
+        Ok(Self { runtime, sandbox, terminals, lsp, code, env, registries, embedded, backend_name })
     }
 
     /// A registry with every tool, for one owner (an agent; each MCP session is one).
@@ -136,7 +195,11 @@ impl Workbench {
         );
         let mut registry = ToolRegistry::new(ctx);
         register_terminal_tools(&mut registry, Arc::clone(&self.terminals), owner);
+        dsh_tools::lsp::register_lsp_tool(&mut registry, Arc::clone(&self.lsp));
+        let binding =
+            dsh_tools::code::register_run_code_tool(&mut registry, Arc::clone(&self.code));
         let registry = Arc::new(registry);
+        binding.bind(&registry);
         self.registries.0.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&registry));
         registry
     }

@@ -27,11 +27,36 @@ fn the_tour_passes_on_the_embedded_local_sandbox_and_leaves_nothing_behind() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["ok"], true);
     assert_eq!(report["backend"], "local sandbox (embedded dsh-sandboxd)");
-    let steps: Vec<&str> = report["steps"].as_array().unwrap().iter().map(|s| s["step"].as_str().unwrap()).collect();
-    assert_eq!(steps, ["sandbox", "files <-> commands", "terminal", "isolation", "teardown"]);
-    let teardown = &report["steps"][4]["details"];
+    let steps: Vec<&str> =
+        report["steps"].as_array().unwrap().iter().map(|s| s["step"].as_str().unwrap()).collect();
+    assert_eq!(
+        steps,
+        [
+            "sandbox",
+            "files <-> commands",
+            "terminal",
+            "language server",
+            "code mode",
+            "isolation",
+            "teardown"
+        ]
+    );
+    let teardown = &report["steps"][6]["details"];
+    assert_eq!(
+        teardown["engines"],
+        serde_json::json!(["background tasks", "code runner", "language servers", "terminals"])
+    );
+    let lsp = &report["steps"][3]["details"];
+    assert_eq!(lsp["definition"]["line"], 1);
+    assert_eq!(lsp["definition"]["character"], 5);
+    let code = &report["steps"][4]["details"];
+    assert_eq!(code["parallel"]["result"], serde_json::json!({"doubled": 42, "typed": true}));
+    assert_eq!(code["tampering"]["logs"], serde_json::json!(["post-mutation"]));
     assert_eq!(teardown["lookupAfterwards"], "not-found");
-    assert_eq!(teardown["sandbox"], format!("killed sandbox {}", report["sandboxId"].as_str().unwrap()));
+    assert_eq!(
+        teardown["sandbox"],
+        format!("killed sandbox {}", report["sandboxId"].as_str().unwrap())
+    );
     let terminal = &report["steps"][2]["details"];
     assert!(terminal["promptBackMs"].as_u64().unwrap() < 2000, "{terminal}");
     let id = report["sandboxId"].as_str().unwrap();

@@ -20,8 +20,10 @@ use dsh_core::{BoxFuture, Fs, FsError, ProcessError, Subprocess, Version};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub mod code;
 mod error;
 mod files;
+pub mod lsp;
 mod search;
 mod shell;
 pub mod terminal;

@@ -1,0 +1,137 @@
+//! `lsp`: language intelligence from servers running in the sandbox, positions in
+//! 1-based lines and 1-based UTF-16 columns.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use dsh_core::BoxFuture;
+use dsh_lsp::{LspEngine, LspError, Operation};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_args, schema_of};
+
+pub fn register_lsp_tool(registry: &mut ToolRegistry, engine: Arc<LspEngine>) {
+    registry.register(Arc::new(LspTool { engine }));
+}
+
+struct LspTool {
+    engine: Arc<LspEngine>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LspArgs {
+    /// One of goToDefinition, findReferences, goToImplementation, hover, diagnostics,
+    /// documentSymbols, workspaceSymbols, rename.
+    operation: String,
+    /// The source file: absolute sandbox path, or relative to the workspace.
+    file_path: String,
+    /// 1-based line of the symbol (ignored by diagnostics, documentSymbols, workspaceSymbols).
+    #[serde(default)]
+    line: Option<u32>,
+    /// 1-based column in UTF-16 code units (what editors show).
+    #[serde(default)]
+    character: Option<u32>,
+    /// workspaceSymbols: the name (or part of it) to look for.
+    #[serde(default)]
+    query: Option<String>,
+    /// rename: the new name (the result is a preview; nothing is changed).
+    #[serde(rename = "newName", default)]
+    new_name: Option<String>,
+}
+
+fn lsp_error(err: LspError) -> ToolError {
+    match err {
+        LspError::InvalidPosition { .. }
+        | LspError::UnknownLanguage { .. }
+        | LspError::OutsideWorkspace { .. } => {
+            ToolError::invalid("lsp", "file_path", err.to_string())
+        }
+        LspError::Timeout { .. } => ToolError::Failed(err.to_string()),
+        other => ToolError::Failed(other.to_string()),
+    }
+}
+
+impl Tool for LspTool {
+    fn name(&self) -> &'static str {
+        "lsp"
+    }
+    fn description(&self) -> &'static str {
+        "Ask the language server (pyright for Python, typescript-language-server for \
+         TypeScript/JavaScript, rust-analyzer when installed) about the sandbox's code: \
+         goToDefinition, findReferences (declaration included), goToImplementation, hover (type \
+         and docs), diagnostics (errors and warnings for the file's current content), \
+         documentSymbols, workspaceSymbols (needs `query`), rename (needs `newName`; returns a \
+         preview of the edits, nothing is applied). Positions are 1-based lines and 1-based \
+         UTF-16 columns; results come back the same way as `path:line:col` with the line's text."
+    }
+    fn input_schema(&self) -> Value {
+        schema_of::<LspArgs>()
+    }
+    fn call<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: LspArgs = parse_args("lsp", args)?;
+            let operation = match args.operation.as_str() {
+                "hover" => Operation::Hover,
+                "goToDefinition" => Operation::GoToDefinition,
+                "findReferences" => Operation::FindReferences,
+                "goToImplementation" => Operation::GoToImplementation,
+                "diagnostics" => Operation::Diagnostics,
+                "documentSymbols" => Operation::DocumentSymbols,
+                "workspaceSymbols" => Operation::WorkspaceSymbols {
+                    query: args.query.clone().ok_or_else(|| {
+                        ToolError::invalid("lsp", "query", "workspaceSymbols needs a query")
+                    })?,
+                },
+                "rename" => Operation::Rename {
+                    new_name: args.new_name.clone().ok_or_else(|| {
+                        ToolError::invalid("lsp", "newName", "rename needs newName")
+                    })?,
+                },
+                other => {
+                    return Err(ToolError::invalid(
+                        "lsp",
+                        "operation",
+                        format!(
+                            "unknown operation {other:?}; use goToDefinition, findReferences, goToImplementation, hover, diagnostics, documentSymbols, workspaceSymbols or rename"
+                        ),
+                    ));
+                }
+            };
+            let needs_position = matches!(
+                operation,
+                Operation::Hover
+                    | Operation::GoToDefinition
+                    | Operation::FindReferences
+                    | Operation::GoToImplementation
+                    | Operation::Rename { .. }
+            );
+            let (line, character) = match (args.line, args.character) {
+                (Some(line), Some(character)) => (line, character),
+                _ if needs_position => {
+                    return Err(ToolError::invalid(
+                        "lsp",
+                        "line",
+                        format!("{} needs line and character (1-based)", operation.name()),
+                    ));
+                }
+                _ => (1, 1),
+            };
+            let path = ctx.resolve("lsp", "file_path", &args.file_path).await?;
+            let result = self
+                .engine
+                .request(operation, Path::new(&path), line, character)
+                .await
+                .map_err(lsp_error)?;
+            let value =
+                serde_json::to_value(&result).unwrap_or_else(|_| json!({"server": result.server}));
+            Ok(ToolOutput { text: result.to_string(), value, truncated: false })
+        })
+    }
+}
