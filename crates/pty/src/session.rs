@@ -284,7 +284,7 @@ impl Session {
                 break WaitReason::Timeout;
             }
         };
-        let view = lock(&self.view);
+        let mut view = lock(&self.view);
         let window = view.scrollback.range(first_line, u64::MAX);
         Ok(SendOutcome {
             viewport: view.screen.text(),
