@@ -15,7 +15,9 @@ use dsh_core::{TerminalSize, TerminalSpec, Terminals};
 use dsh_pty::engine::{EngineConfig, TerminalEngine};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((p / 100.0 * sorted.len() as f64).ceil() as usize).saturating_sub(1).min(sorted.len() - 1)]
+    sorted[((p / 100.0 * sorted.len() as f64).ceil() as usize)
+        .saturating_sub(1)
+        .min(sorted.len() - 1)]
 }
 
 async fn keystroke_latency(terminals: Arc<dyn Terminals>, cwd: &std::path::Path) -> (f64, f64) {
@@ -30,7 +32,8 @@ async fn keystroke_latency(terminals: Arc<dyn Terminals>, cwd: &std::path::Path)
         let started = Instant::now();
         terminal.write(&key).await.unwrap();
         loop {
-            let chunk = tokio::time::timeout(Duration::from_secs(5), output.next()).await.unwrap().unwrap();
+            let chunk =
+                tokio::time::timeout(Duration::from_secs(5), output.next()).await.unwrap().unwrap();
             if chunk.contains(&key[0]) {
                 break;
             }
@@ -53,36 +56,65 @@ async fn main() {
     let daemon = dsh_sandboxd::testing::TestDaemon::start().await.unwrap();
     let mut config = Config::default();
     config.backend.kind = BackendKind::Sandbox;
-    let connection = dsh_e2b::Connection { api_url: daemon.url(), api_key: daemon.api_key(), envd_url: Some(daemon.url()), domain: None };
+    let connection = dsh_e2b::Connection {
+        api_url: daemon.url(),
+        api_key: daemon.api_key(),
+        envd_url: Some(daemon.url()),
+        domain: None,
+    };
     let (runtime, _) = dsh_e2b::assemble(&config, Some(&connection)).await.unwrap();
-    let (sandbox_median, sandbox_p99) = keystroke_latency(Arc::clone(&runtime.terminals), &runtime.cwd).await;
+    let (sandbox_median, sandbox_p99) =
+        keystroke_latency(Arc::clone(&runtime.terminals), &runtime.cwd).await;
 
     // 100 MiB of text through a whole session.
     let env = BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]);
-    let engine = TerminalEngine::new(Arc::clone(&runtime.terminals), EngineConfig::new(&runtime.cwd, env));
+    let engine =
+        TerminalEngine::new(Arc::clone(&runtime.terminals), EngineConfig::new(&runtime.cwd, env));
     let id = engine.open("bench", None, None).await.unwrap().session_id;
     let made = engine
-        .send("bench", &id, "head -c 78643200 /dev/zero | base64 -w 99 > /tmp/big.txt; stat -c %s /tmp/big.txt", true, Duration::from_secs(120))
+        .send(
+            "bench",
+            &id,
+            "head -c 78643200 /dev/zero | base64 -w 99 > /tmp/big.txt; stat -c %s /tmp/big.txt",
+            true,
+            Duration::from_secs(120),
+        )
         .await
         .unwrap();
     let size: f64 = made.output.lines().rev().nth(1).unwrap_or("0").trim().parse().unwrap_or(0.0);
     let started = Instant::now();
-    let catted = engine.send("bench", &id, "cat /tmp/big.txt", true, Duration::from_secs(600)).await.unwrap();
+    let catted = engine
+        .send("bench", &id, "cat /tmp/big.txt", true, Duration::from_secs(600))
+        .await
+        .unwrap();
     let seconds = started.elapsed().as_secs_f64();
     engine.dispose().await;
 
     // The same through a local-backend session: what the text processing alone costs.
     let env = BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]);
-    let local_engine = TerminalEngine::new(Arc::new(dsh_core::local::Local::new()), EngineConfig::new(&tmp, env));
+    let local_engine =
+        TerminalEngine::new(Arc::new(dsh_core::local::Local::new()), EngineConfig::new(&tmp, env));
     let local_id = local_engine.open("bench", None, None).await.unwrap().session_id;
     local_engine
-        .send("bench", &local_id, "head -c 78643200 /dev/zero | base64 -w 99 > /tmp/dsh-bench-big.txt", true, Duration::from_secs(120))
+        .send(
+            "bench",
+            &local_id,
+            "head -c 78643200 /dev/zero | base64 -w 99 > /tmp/dsh-bench-big.txt",
+            true,
+            Duration::from_secs(120),
+        )
         .await
         .unwrap();
     let local_started = Instant::now();
-    local_engine.send("bench", &local_id, "cat /tmp/dsh-bench-big.txt", true, Duration::from_secs(600)).await.unwrap();
+    local_engine
+        .send("bench", &local_id, "cat /tmp/dsh-bench-big.txt", true, Duration::from_secs(600))
+        .await
+        .unwrap();
     let local_seconds = local_started.elapsed().as_secs_f64();
-    local_engine.send("bench", &local_id, "rm /tmp/dsh-bench-big.txt", true, Duration::from_secs(10)).await.unwrap();
+    local_engine
+        .send("bench", &local_id, "rm /tmp/dsh-bench-big.txt", true, Duration::from_secs(10))
+        .await
+        .unwrap();
     local_engine.dispose().await;
     runtime.dispose().await;
     daemon.stop().await.unwrap();
@@ -98,5 +130,8 @@ async fn main() {
         size / seconds / 1e6,
         catted.wait_reason
     );
-    println!("`cat` of the same through a local-backend session: {local_seconds:.2} s = {:.0} MB/s", size / local_seconds / 1e6);
+    println!(
+        "`cat` of the same through a local-backend session: {local_seconds:.2} s = {:.0} MB/s",
+        size / local_seconds / 1e6
+    );
 }

@@ -6,8 +6,10 @@
 
 /// What the filter found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// A printable character.
+pub enum Piece<'a> {
+    /// A run of printable characters (emitted whole: most output is plain text).
+    Text(&'a str),
+    /// A printable character met inside the slow path.
     Char(char),
     LineFeed,
     CarriageReturn,
@@ -49,13 +51,26 @@ impl ControlFilter {
         Self::default()
     }
 
-    pub fn feed(&mut self, text: &str, mut emit: impl FnMut(Piece)) {
-        for c in text.chars() {
+    pub fn feed<'a>(&mut self, text: &'a str, mut emit: impl FnMut(Piece<'a>)) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            if self.state == State::Ground {
+                // Fast path: a run of printable characters becomes one piece.
+                let run = rest.find(|c: char| !is_printable(c)).unwrap_or(rest.len());
+                if run > 0 {
+                    emit(Piece::Text(&rest[..run]));
+                    rest = &rest[run..];
+                    continue;
+                }
+            }
+            let mut chars = rest.chars();
+            let Some(c) = chars.next() else { break };
             self.step(c, &mut emit);
+            rest = chars.as_str();
         }
     }
 
-    fn step(&mut self, c: char, emit: &mut impl FnMut(Piece)) {
+    fn step<'a>(&mut self, c: char, emit: &mut impl FnMut(Piece<'a>)) {
         match self.state {
             State::Ground => match c {
                 '\x1b' => self.state = State::Escape,
@@ -138,7 +153,7 @@ impl ControlFilter {
         self.state = State::Osc;
     }
 
-    fn finish_osc(&mut self, emit: &mut impl FnMut(Piece)) {
+    fn finish_osc<'a>(&mut self, emit: &mut impl FnMut(Piece<'a>)) {
         if !self.osc_overflow {
             emit(Piece::Osc(std::mem::take(&mut self.osc)));
         }
@@ -147,23 +162,30 @@ impl ControlFilter {
     }
 }
 
+/// Characters the ground state prints as they are.
+fn is_printable(c: char) -> bool {
+    let code = c as u32;
+    code >= 0x20 && code != 0x7f && !(0x80..=0x9f).contains(&code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn run(chunks: &[&str]) -> Vec<Piece> {
+    fn run(chunks: &[&str]) -> String {
         let mut filter = ControlFilter::new();
         let mut out = Vec::new();
         for chunk in chunks {
-            filter.feed(chunk, |p| out.push(p));
+            filter.feed(chunk, |p| out.push(render(&p)));
         }
-        out
+        out.concat()
     }
 
-    fn text(pieces: &[Piece]) -> String {
-        pieces
+    fn render(piece: &Piece<'_>) -> String {
+        [piece]
             .iter()
             .map(|p| match p {
+                Piece::Text(t) => (*t).to_owned(),
                 Piece::Char(c) => c.to_string(),
                 Piece::LineFeed => "\n".into(),
                 Piece::CarriageReturn => "<CR>".into(),
@@ -178,25 +200,25 @@ mod tests {
     #[test]
     fn strips_colors_cursor_moves_and_bracketed_paste() {
         let pieces = run(&["\x1b[?2004h$ \x1b[1;31mred\x1b[0m ok\r\n\x1b[?2004l\r"]);
-        assert_eq!(text(&pieces), "$ red ok<CR>\n<CR>");
+        assert_eq!(pieces, "$ red ok<CR>\n<CR>");
     }
 
     #[test]
     fn reports_osc_payloads_even_when_split_and_with_either_terminator() {
         let pieces = run(&["a\x1b]13", "3;D;0\x07b\x1b]0;title\x1b", "\\c"]);
-        assert_eq!(text(&pieces), "a<OSC 133;D;0>b<OSC 0;title>c");
+        assert_eq!(pieces, "a<OSC 133;D;0>b<OSC 0;title>c");
     }
 
     #[test]
     fn erase_line_and_dcs_strings() {
         let pieces = run(&["50%\r\x1b[K100%\x1b[2K", "\x1bPq#0;2;0;0;0\x1b\\done", "\x1b(Bx"]);
-        assert_eq!(text(&pieces), "50%<CR><EL0>100%<EL2>donex");
+        assert_eq!(pieces, "50%<CR><EL0>100%<EL2>donex");
     }
 
     #[test]
     fn oversized_osc_is_dropped_without_growing() {
         let long = "x".repeat(MAX_OSC + 10);
         let pieces = run(&["\x1b]", &long, "\x07after"]);
-        assert_eq!(text(&pieces), "after");
+        assert_eq!(pieces, "after");
     }
 }

@@ -25,7 +25,10 @@ fn at_least_one(n: u16) -> NonZeroU16 {
 
 impl Screen {
     pub fn new(rows: u16, cols: u16) -> Self {
-        Self { parser: vt100::Parser::new(at_least_one(rows), at_least_one(cols), 0), pending: Vec::new() }
+        Self {
+            parser: vt100::Parser::new(at_least_one(rows), at_least_one(cols), 0),
+            pending: Vec::new(),
+        }
     }
 
     /// Feeds raw bytes (the model decodes UTF-8 across calls itself).

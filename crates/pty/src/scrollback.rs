@@ -62,8 +62,18 @@ impl Scrollback {
         }
     }
 
-    pub fn apply(&mut self, piece: &Piece) {
+    pub fn apply(&mut self, piece: &Piece<'_>) {
         match piece {
+            Piece::Text(text) => {
+                if self.cursor == self.current.len() && self.cursor + text.len() < MAX_LINE_CHARS {
+                    // Appending at the end of the line: no overwrite to do.
+                    let before = self.current.len();
+                    self.current.extend(text.chars());
+                    self.cursor += self.current.len() - before;
+                } else {
+                    text.chars().for_each(|c| self.put(c));
+                }
+            }
             Piece::Char(c) => self.put(*c),
             Piece::LineFeed => self.commit(),
             Piece::CarriageReturn => self.cursor = 0,

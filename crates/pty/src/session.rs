@@ -78,6 +78,15 @@ impl View {
                         since_marker.clear();
                     }
                 }
+                Piece::Text(text) if since_marker.len() < 256 => {
+                    let room = 256 - since_marker.len();
+                    let cut = text
+                        .char_indices()
+                        .map(|(i, _)| i)
+                        .find(|i| *i >= room)
+                        .unwrap_or(text.len());
+                    since_marker.push_str(&text[..cut]);
+                }
                 Piece::Char(c) if since_marker.len() < 256 => since_marker.push(*c),
                 Piece::LineFeed if since_marker.len() < 256 => since_marker.push('\n'),
                 _ => {}
