@@ -68,12 +68,50 @@ enum Command {
         #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
         command: Vec<String>,
     },
+    /// Ask a language server in a sandbox: `dsh lsp hover src/app.py:12:5`.
+    Lsp {
+        /// hover, goToDefinition, findReferences, goToImplementation, diagnostics,
+        /// documentSymbols, workspaceSymbols, rename.
+        operation: String,
+        /// FILE:LINE:COL (1-based line, 1-based UTF-16 column), or FILE for whole-file operations.
+        location: String,
+        /// workspaceSymbols: what to look for; rename: the new name.
+        #[arg(long)]
+        query: Option<String>,
+        /// Use this sandbox (else a fresh, empty one).
+        #[arg(long)]
+        sandbox: Option<String>,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
+    /// Code Mode programs.
+    Code {
+        #[command(subcommand)]
+        command: CodeCommand,
+    },
     /// Files in a sandbox.
     Fs {
         #[command(subcommand)]
         command: FsCommand,
         /// Use this sandbox (else a fresh one is created and removed afterwards).
         #[arg(long, global = true)]
+        sandbox: Option<String>,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CodeCommand {
+    /// Run a TypeScript/JavaScript program (the body of an async function) in a sandbox;
+    /// it calls tools as `await tools.bash({...})`. Prints its logs and result.
+    Run {
+        file: PathBuf,
+        /// Wall-clock budget in milliseconds.
+        #[arg(long)]
+        timeout_ms: Option<u64>,
+        /// Use this sandbox (else a fresh one).
+        #[arg(long)]
         sandbox: Option<String>,
         #[command(flatten)]
         daemon: DaemonArgs,
@@ -183,6 +221,28 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
             )
             .await
         }
+        Command::Lsp { operation, location, query, sandbox, daemon } => {
+            let (file, line, character) = parse_location(&location)?;
+            let mut args = serde_json::json!({"operation": operation, "file_path": file});
+            if let (Some(line), Some(character)) = (line, character) {
+                args["line"] = line.into();
+                args["character"] = character.into();
+            }
+            if let Some(query) = query {
+                let key = if operation == "rename" { "newName" } else { "query" };
+                args[key] = query.into();
+            }
+            with_workbench(&daemon, sandbox, "lsp", args, printer).await
+        }
+        Command::Code { command: CodeCommand::Run { file, timeout_ms, sandbox, daemon } } => {
+            let code = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let mut args = serde_json::json!({"code": code, "description": format!("dsh code run {}", file.display())});
+            if let Some(ms) = timeout_ms {
+                args["timeoutMs"] = ms.into();
+            }
+            with_workbench(&daemon, sandbox, "run_code", args, printer).await
+        }
         Command::Fs { command, sandbox, daemon } => {
             with_sandbox(
                 &daemon,
@@ -234,6 +294,56 @@ where
             disposed?;
             result
         }
+    }
+}
+
+/// `FILE[:LINE:COL]`.
+fn parse_location(text: &str) -> anyhow::Result<(String, Option<u32>, Option<u32>)> {
+    let mut parts = text.rsplitn(3, ':');
+    let (last, middle, first) = (parts.next(), parts.next(), parts.next());
+    match (
+        first,
+        middle.and_then(|m| m.parse::<u32>().ok()),
+        last.and_then(|l| l.parse::<u32>().ok()),
+    ) {
+        (Some(file), Some(line), Some(column)) => Ok((file.to_owned(), Some(line), Some(column))),
+        _ if !text.is_empty() => Ok((text.to_owned(), None, None)),
+        _ => anyhow::bail!("expected FILE:LINE:COL (1-based), got {text:?}"),
+    }
+}
+
+/// Runs one tool in a workbench over the named sandbox (left as it is) or a fresh one
+/// (removed afterwards), prints its result, and fails when the tool did.
+async fn with_workbench(
+    daemon: &DaemonArgs,
+    sandbox: Option<String>,
+    tool: &str,
+    args: serde_json::Value,
+    printer: Printer,
+) -> anyhow::Result<ExitCode> {
+    let mut config = Config::default();
+    config.backend.kind = dsh_core::config::BackendKind::Sandbox;
+    if let Some(id) = &sandbox {
+        config.sandbox.sandbox_id = Some(id.clone());
+        config.sandbox.on_dispose = OnDispose::Leave;
+    }
+    let workbench =
+        crate::workbench::Workbench::open(&config, daemon).await.map_err(|err| match &sandbox {
+            Some(id) if format!("{err:#}").contains("404") => {
+                anyhow::anyhow!("sandbox {id} does not exist (see `dsh sandbox list`)")
+            }
+            _ => err,
+        })?;
+    let registry = workbench.registry("cli");
+    let outcome = registry.call(tool, args).await;
+    workbench.shutdown().await?;
+    match outcome {
+        Ok(output) => {
+            let failed = output.value.get("error").is_some_and(|e| !e.is_null());
+            printer.print(&output.value, || output.text.clone());
+            Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Err(err) => anyhow::bail!("{tool}: {err}"),
     }
 }
 

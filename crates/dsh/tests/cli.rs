@@ -120,6 +120,65 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
         "from the host\n"
     );
 
+    // Code Mode from a local file, in that sandbox.
+    let program = dir.path().join("prog.ts");
+    std::fs::write(
+        &program,
+        "const text: string = (await tools.read({ file_path: '/home/user/in.txt' })).content;\nconsole.log('read ' + text.length);\nreturn { upper: text.trim().toUpperCase() };\n",
+    )
+    .unwrap();
+    let ran =
+        json(&served.ok(&["code", "run", program.to_str().unwrap(), "--json", "--sandbox", &id]));
+    assert_eq!(ran["result"], serde_json::json!({"upper": "FROM THE HOST"}));
+    assert_eq!(ran["logs"], serde_json::json!(["read 14"]));
+    let failing = dir.path().join("fail.ts");
+    std::fs::write(&failing, "while (true) {}").unwrap();
+    let timed_out = served.run(&[
+        "code",
+        "run",
+        failing.to_str().unwrap(),
+        "--timeout-ms",
+        "1000",
+        "--json",
+        "--sandbox",
+        &id,
+    ]);
+    assert_eq!(timed_out.status.code(), Some(1));
+    assert_eq!(json(&text(&timed_out.stdout))["error"]["kind"], "timeout");
+
+    // A language server in that sandbox (pyright installed into dsh's private directory).
+    let install = "prefix=/home/user/workspace/.dsh-e2b/servers; cafile=$(npm config get cafile 2>/dev/null); \
+        if [ -n \"$cafile\" ] && [ \"$cafile\" != null ]; then export npm_config_cafile=\"$cafile\"; fi; \
+        npm install --prefix $prefix --no-audit --no-fund --loglevel=error pyright@1.1.414 >/dev/null";
+    served.ok(&["exec", "--sandbox", &id, "--", "bash", "-c", install]);
+    let source = dir.path().join("app.py");
+    std::fs::write(
+        &source,
+        "def twice(x: int) -> int:\n    return 2 * x\n\nvalue: str = twice(3)\n",
+    )
+    .unwrap();
+    served.ok(&[
+        "fs",
+        "put",
+        source.to_str().unwrap(),
+        "/home/user/workspace/app.py",
+        "--sandbox",
+        &id,
+    ]);
+    let definition =
+        json(&served.ok(&["lsp", "goToDefinition", "app.py:4:14", "--json", "--sandbox", &id]));
+    let target = &definition["output"]["items"][0];
+    assert_eq!(
+        (target["line"].as_u64(), target["character"].as_u64()),
+        (Some(1), Some(5)),
+        "{definition}"
+    );
+    let diagnostics = served.ok(&["lsp", "diagnostics", "app.py", "--sandbox", &id]);
+    assert!(diagnostics.contains("app.py:4:14: error"), "{diagnostics}");
+    let unknown = served.run(&["lsp", "hover", "notes.xyz:1:1", "--sandbox", &id]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(text(&unknown.stderr).contains("xyz"), "{}", text(&unknown.stderr));
+
     let list = json(&served.ok(&["sandbox", "list", "--json"]));
     assert_eq!(list[0]["sandboxID"], id.as_str());
     assert_eq!(
