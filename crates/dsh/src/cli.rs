@@ -89,6 +89,8 @@ enum Command {
         #[command(subcommand)]
         command: CodeCommand,
     },
+    /// Attach this terminal to an interactive shell in a sandbox (Ctrl-] detaches).
+    Shell(crate::shell::ShellArgs),
     /// Files in a sandbox.
     Fs {
         #[command(subcommand)]
@@ -211,6 +213,7 @@ fn init_logging(verbose: u8) {
 async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
     match command {
         Command::Tour(args) => crate::tour::run(args, printer).await,
+        Command::Shell(args) => crate::shell::run(args).await,
         Command::Mcp(args) => crate::mcp::run(args).await,
         Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,
         Command::Exec { sandbox, cwd, user, daemon, command } => {

@@ -6,6 +6,7 @@ mod cli;
 mod connect;
 mod mcp;
 mod output;
+mod shell;
 mod tour;
 mod workbench;
 
