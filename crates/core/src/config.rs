@@ -10,11 +10,20 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub backend: BackendConfig,
     pub sandbox: SandboxConfig,
+    pub lsp: LspSection,
+}
+
+/// `[lsp.servers.<name>]` tables: language servers added to (or replacing) the built-in
+/// ones. Their keys are checked by the language-server engine, which owns their meaning.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LspSection {
+    pub servers: std::collections::BTreeMap<String, toml::Table>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -303,6 +312,19 @@ mod tests {
                 .starts_with(&format!("{}: unknown field `sandbox_idd`", overlay.display())),
             "{err}"
         );
+    }
+
+    #[test]
+    fn language_servers_are_tables_under_lsp_servers() {
+        let config = Config::from_toml(
+            "[lsp.servers.gopls]\ncommand = [\"gopls\"]\nextensions = [\"go\"]\n",
+            "dsh.toml",
+        )
+        .unwrap();
+        let gopls = &config.lsp.servers["gopls"];
+        assert_eq!(gopls["extensions"], toml::Value::Array(vec![toml::Value::String("go".into())]));
+        let err = Config::from_toml("[lsp]\nserver = {}\n", "dsh.toml").unwrap_err();
+        assert!(err.to_string().contains("unknown field `server`"), "{err}");
     }
 
     #[test]

@@ -105,6 +105,23 @@ fn base_env(kind: BackendKind) -> BTreeMap<String, String> {
     env
 }
 
+/// The `[lsp.servers.<name>]` tables as server configurations (the table's name is the
+/// server's unless it sets `name`); a bad key is an error naming the table.
+pub fn configured_servers(config: &Config) -> anyhow::Result<Vec<dsh_lsp::ServerConfig>> {
+    config
+        .lsp
+        .servers
+        .iter()
+        .map(|(name, table)| {
+            let mut table = table.clone();
+            table.entry("name").or_insert_with(|| toml::Value::String(name.clone()));
+            toml::Value::Table(table)
+                .try_into::<dsh_lsp::ServerConfig>()
+                .map_err(|err| anyhow::anyhow!("[lsp.servers.{name}]: {}", err.message()))
+        })
+        .collect()
+}
+
 /// Where dsh installs language servers in the sandbox: `<runtime root>/servers`.
 pub fn language_server_prefix(runtime_root: &std::path::Path) -> std::path::PathBuf {
     runtime_root.join("servers")
@@ -118,6 +135,8 @@ impl Workbench {
     /// Opens the backend the configuration asks for; with no daemon configured, a local
     /// sandbox daemon is embedded in this process.
     pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {
+        // Checked first: a bad server table must not cost a sandbox.
+        configured_servers(config)?;
         let (connection, embedded, backend_name) = match config.backend.kind {
             BackendKind::Local => (None, None, "local host (no isolation)".to_owned()),
             BackendKind::Sandbox if daemon.configured() || config.sandbox.api_key.is_some() => {
@@ -163,6 +182,10 @@ impl Workbench {
         lsp_config.same_process_namespace = runtime.same_process_namespace;
         // Servers dsh installs for the sandbox user live in dsh's private directory.
         lsp_config.search_path.insert(0, language_server_bin(&runtime.runtime_root));
+        for server in configured_servers(config)? {
+            lsp_config.servers.retain(|s| s.name != server.name);
+            lsp_config.servers.push(server);
+        }
         let lsp = Arc::new(dsh_lsp::LspEngine::new(
             Arc::clone(&runtime.fs),
             Arc::clone(&runtime.subprocess),
@@ -227,5 +250,34 @@ impl Workbench {
             embedded.stop().await?;
         }
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn lsp_server_tables_become_server_configs_and_bad_keys_are_named() {
+        let config = Config::from_toml(
+            "[lsp.servers.gopls]\ncommand = [\"gopls\", \"serve\"]\nextensions = [\"go\"]\nroot_markers = [\"go.mod\"]\n",
+            "dsh.toml",
+        )
+        .unwrap();
+        let servers = configured_servers(&config).unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(
+            (servers[0].name.as_str(), servers[0].command.as_slice()),
+            ("gopls", &["gopls".to_owned(), "serve".to_owned()][..])
+        );
+        assert_eq!(servers[0].root_markers, ["go.mod"]);
+        let bad = Config::from_toml(
+            "[lsp.servers.x]\ncommand = [\"x\"]\nextensions = []\nextentions = []\n",
+            "dsh.toml",
+        )
+        .unwrap();
+        let err = configured_servers(&bad).unwrap_err().to_string();
+        assert!(err.starts_with("[lsp.servers.x]: unknown field `extentions`"), "{err}");
     }
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// One language server (`[lsp.servers.<name>]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// Names the server in results and errors (`pyright`, `typescript`...).
     pub name: String,
