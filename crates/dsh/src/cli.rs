@@ -330,6 +330,8 @@ async fn with_workbench(
         config.sandbox.sandbox_id = Some(id.clone());
         config.sandbox.on_dispose = OnDispose::Leave;
     }
+    let progress = crate::output::Progress::new();
+    progress.say("opening the sandbox");
     let workbench =
         crate::workbench::Workbench::open(&config, daemon).await.map_err(|err| match &sandbox {
             Some(id) if format!("{err:#}").contains("404") => {
@@ -338,8 +340,15 @@ async fn with_workbench(
             _ => err,
         })?;
     let registry = workbench.registry("cli");
+    progress.say(match tool {
+        "lsp" => "asking the language server (the first request starts it)",
+        "run_code" => "running the program",
+        _ => "working",
+    });
     let outcome = registry.call(tool, args).await;
+    progress.say("closing");
     workbench.shutdown().await?;
+    progress.done();
     match outcome {
         Ok(output) => {
             let failed = output.value.get("error").is_some_and(|e| !e.is_null());

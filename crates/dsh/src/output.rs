@@ -56,3 +56,29 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     lines.extend(rows.iter().map(|r| render(r.clone())));
     lines.join("\n")
 }
+
+/// One-line progress on stderr while something slow runs, shown only to a person (stderr
+/// is a terminal), so scripts and `--json` consumers see nothing extra.
+pub struct Progress {
+    enabled: bool,
+    started: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        use std::io::IsTerminal as _;
+        Self { enabled: std::io::stderr().is_terminal(), started: std::time::Instant::now() }
+    }
+
+    pub fn say(&self, what: &str) {
+        if self.enabled {
+            eprint!("\r\x1b[2K[{:>5.1}s] {what}…", self.started.elapsed().as_secs_f64());
+        }
+    }
+
+    pub fn done(&self) {
+        if self.enabled {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
