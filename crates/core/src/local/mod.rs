@@ -24,6 +24,26 @@ impl Local {
     }
 }
 
+/// The live (not zombie) processes of process group `pgid` on this host, from `/proc`.
+/// Used to check that a group really ended (and by tests of every backend that runs
+/// processes on this host).
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // The command is in parentheses and may contain spaces: parse after the last ')'.
+            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+            let state = fields.next()?;
+            let _ppid = fields.next()?;
+            let group: u32 = fields.next()?.parse().ok()?;
+            (group == pgid && state != "Z" && state != "X").then_some(pid)
+        })
+        .collect()
+}
+
 /// Sends `signal` to process group `pgid`.
 fn signal_group(pgid: u32, signal: Signal) -> Result<(), ProcessError> {
     let pid = i32::try_from(pgid)

@@ -34,22 +34,7 @@ fn bash(script: &str, cwd: &Path) -> SpawnSpec {
     SpawnSpec::new(["/bin/bash", "-c", script], cwd, env())
 }
 
-/// Live members of process group `pgid` (zombies excluded).
-fn group_members(pgid: u32) -> Vec<u32> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2).and_then(|f| f.parse::<u32>().ok()) == Some(pgid)
-            && fields.first() != Some(&"Z")
-        {
-            members.push(pid);
-        }
-    }
-    members
-}
+use dsh_core::local::live_group_members as group_members;
 
 #[tokio::test]
 async fn versions_agree_between_reads_stats_and_writes_and_stale_edits_are_refused() {

@@ -184,20 +184,4 @@ impl LiveStream {
     }
 }
 
-/// Every process (by pid) whose process group is `pgid`.
-pub fn group_members(pgid: u32) -> Vec<u32> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        // Fields after the command's closing paren: state ppid pgrp ...
-        let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2).and_then(|f| f.parse::<u32>().ok()) == Some(pgid)
-            && fields.first() != Some(&"Z")
-        {
-            members.push(pid);
-        }
-    }
-    members
-}
+pub use dsh_core::local::live_group_members as group_members;

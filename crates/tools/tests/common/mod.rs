@@ -90,19 +90,8 @@ impl Harness {
 
 /// Live members of process group `pgid` (zombies excluded).
 pub fn group_members(pgid: u64) -> Vec<u64> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u64>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2).and_then(|f| f.parse::<u64>().ok()) == Some(pgid)
-            && fields.first() != Some(&"Z")
-        {
-            members.push(pid);
-        }
-    }
-    members
+    let Ok(pgid) = u32::try_from(pgid) else { return Vec::new() };
+    dsh_core::local::live_group_members(pgid).into_iter().map(u64::from).collect()
 }
 
 /// Waits (up to 10 s) until process group `pgid` is empty; returns what is left.
