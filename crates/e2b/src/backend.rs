@@ -196,36 +196,28 @@ impl SandboxBackend {
         Ok(Metadata { kind, size, version })
     }
 
+    /// One download (no stat first: each round trip counts for language servers that
+    /// re-read sources before every request). envd refuses directories and non-regular
+    /// files; the announced size is checked against the cap before reading.
     async fn read_checked(&self, path: &Path, max_bytes: u64) -> Result<Bytes, FsError> {
-        let entry = self.entry(path).await?;
-        match FileType::try_from(entry.r#type) {
-            Ok(FileType::Directory) => {
-                return Err(FsError::IsADirectory { path: path.to_path_buf() });
-            }
-            Ok(FileType::File) => {}
-            _ => {
-                return Err(FsError::InvalidArgument(format!(
-                    "not a regular file: {}",
-                    path.display()
-                )));
-            }
-        }
-        let size = if entry.is_symlink {
-            self.envd
-                .stat(entry.symlink_target.as_deref().unwrap_or_default(), self.user())
-                .await
-                .map(|e| e.size)
-                .unwrap_or(entry.size)
-        } else {
-            entry.size
-        } as u64;
-        if size > max_bytes {
+        let text = require_absolute(path)?;
+        let (announced, stream) =
+            self.envd.download_sized(text, self.user()).await.map_err(|err| match &err {
+                Error::Http { status: 400, message } if message.ends_with("is a directory") => {
+                    FsError::IsADirectory { path: path.to_path_buf() }
+                }
+                Error::Http { status: 400, message }
+                    if message.ends_with("is not a regular file") =>
+                {
+                    FsError::InvalidArgument(format!("not a regular file: {}", path.display()))
+                }
+                _ => fs_error(path, err),
+            })?;
+        if let Some(size) = announced.filter(|size| *size > max_bytes) {
             return Err(FsError::TooLarge { path: path.to_path_buf(), size, limit: max_bytes });
         }
-        let text = require_absolute(path)?;
-        let mut stream = Box::pin(
-            self.envd.download(text, self.user()).await.map_err(|err| fs_error(path, err))?,
-        );
+        let mut stream = Box::pin(stream);
+        let size = announced.unwrap_or(0).min(max_bytes);
         let mut out = bytes::BytesMut::with_capacity(size as usize);
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|err| fs_error(path, err))?;

@@ -481,6 +481,15 @@ impl EnvdClient {
         path: &str,
         user: Option<&str>,
     ) -> Result<impl Stream<Item = Result<Bytes>> + Send + 'static> {
+        Ok(self.download_sized(path, user).await?.1)
+    }
+
+    /// Like [`Self::download`], with the size the server announced (`Content-Length`).
+    pub async fn download_sized(
+        &self,
+        path: &str,
+        user: Option<&str>,
+    ) -> Result<(Option<u64>, impl Stream<Item = Result<Bytes>> + Send + 'static)> {
         let response = self
             .files_request(reqwest::Method::GET, path, user)
             .header(reqwest::header::ACCEPT_ENCODING, "identity")
@@ -491,7 +500,8 @@ impl EnvdClient {
             let bytes = response.bytes().await.unwrap_or_default();
             return Err(http_error(status, &bytes));
         }
-        Ok(response.bytes_stream().map(|chunk| chunk.map_err(Error::from)))
+        let size = response.content_length();
+        Ok((size, response.bytes_stream().map(|chunk| chunk.map_err(Error::from))))
     }
 
     pub async fn read_file(&self, path: &str, user: Option<&str>) -> Result<Bytes> {

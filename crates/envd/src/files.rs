@@ -164,6 +164,13 @@ async fn download(
             &format!("path '{}' is a directory", path.display()),
         );
     }
+    if !meta.is_file() {
+        // A FIFO or a device would block or never end: only regular files are served.
+        return http_error(
+            StatusCode::BAD_REQUEST,
+            &format!("path '{}' is not a regular file", path.display()),
+        );
+    }
     let mut file = match tokio::fs::File::open(&path).await {
         Ok(file) => file,
         Err(err) => {

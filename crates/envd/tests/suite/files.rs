@@ -252,3 +252,20 @@ async fn a_path_nobody_may_write_is_a_clear_error() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn a_fifo_is_refused_instead_of_blocking_the_download() {
+    let envd = common::start().await;
+    let fifo = envd.home.join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let response = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        envd.http.get(envd.url(&format!("/files?path={}", fifo.display()))).send(),
+    )
+    .await
+    .expect("a FIFO must not block the download")
+    .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["message"], format!("path '{}' is not a regular file", fifo.display()));
+}
