@@ -20,8 +20,28 @@ use crate::lossless::JsValue;
 use crate::wire::{FrameReader, RunnerFrame, VERSION, encode_line};
 use crate::{
     AbortSignal, CodeError, Limits, Location, RUNNER_SOURCE, RunError, RunErrorKind, RunOutcome,
-    RunRequest, ToolCallFailure, ToolDispatcher, strip_types,
+    RunRequest, StripError, StripErrorKind, ToolCallFailure, ToolDispatcher, strip_types,
 };
+
+/// Programs longer than this are stripped on a blocking thread, not on the runtime's.
+const INLINE_STRIP_BYTES: usize = 64 << 10;
+
+/// Strips a program; a long one (tens of milliseconds of parsing) on a blocking thread,
+/// so the runtime's workers keep serving other sessions meanwhile.
+async fn strip_off_the_runtime(code: &str) -> Result<String, StripError> {
+    if code.len() <= INLINE_STRIP_BYTES {
+        return strip_types(code);
+    }
+    let owned = code.to_owned();
+    tokio::task::spawn_blocking(move || strip_types(&owned)).await.unwrap_or_else(|_| {
+        Err(StripError {
+            kind: StripErrorKind::Syntax,
+            line: 1,
+            column: 1,
+            message: "the TypeScript stripper failed on this program".into(),
+        })
+    })
+}
 
 /// The runner script to install: the shipped one, or (in tests) a deliberately hostile
 /// one.
@@ -299,7 +319,7 @@ impl CodeEngine {
         tools: Arc<dyn ToolDispatcher>,
     ) -> Result<RunOutcome, CodeError> {
         let limits = request.limits.unwrap_or(self.config.limits);
-        let code = match strip_types(&request.code) {
+        let code = match strip_off_the_runtime(&request.code).await {
             Ok(code) => code,
             Err(error) => {
                 return Ok(RunOutcome {

@@ -18,19 +18,21 @@ use std::sync::{Mutex, PoisonError};
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    ArrowFunctionBody, ArrowFunctionExpression, AwaitExpression, BinaryExpression,
-    BindingIdentifier, BindingPattern, BreakStatement, Class, ClassBody, ClassElement,
-    ContinueStatement, Declaration, Decorator, DoWhileStatement, Expression, ExpressionStatement,
-    ForInStatement, ForOfStatement, ForStatement, ForStatementInit, ForStatementLeft,
-    FormalParameter, FormalParameters, Function, FunctionBody, IdentifierReference, IfStatement,
-    JSDocNonNullableType, JSDocNullableType, JSDocUnknownType, LabeledStatement, MethodDefinition,
-    MethodDefinitionKind, MethodDefinitionType, NumericLiteral, Program, PropertyDefinition,
-    PropertyDefinitionType, PropertyKey, Statement, StringLiteral, SwitchStatement,
-    TSAccessibility, TSAsExpression, TSCallSignatureDeclaration, TSConstructorType,
-    TSEnumDeclaration, TSFunctionType, TSImportEqualsDeclaration, TSInstantiationExpression,
-    TSInterfaceBody, TSMethodSignature, TSNonNullExpression, TSSatisfiesExpression, TSSignature,
-    TSThisParameter, TSType, TSTypeAnnotation, TSTypeAssertion, TSTypeLiteral, TSTypeName,
-    TSTypeParameterDeclaration, TSTypeParameterInstantiation, TSTypePredicate, TSTypeReference,
+    ArrowFunctionBody, ArrowFunctionExpression, AssignmentPattern, AwaitExpression,
+    BinaryExpression, BindingIdentifier, BindingPattern, BreakStatement, Class, ClassBody,
+    ClassElement, ContinueStatement, Declaration, Decorator, DoWhileStatement, Expression,
+    ExpressionStatement, ForInStatement, ForOfStatement, ForStatement, ForStatementInit,
+    ForStatementLeft, FormalParameter, FormalParameters, Function, FunctionBody,
+    IdentifierReference, IfStatement, JSDocNonNullableType, JSDocNullableType, JSDocUnknownType,
+    LabeledStatement, MethodDefinition, MethodDefinitionKind, MethodDefinitionType, NumericLiteral,
+    Program, PropertyDefinition, PropertyDefinitionType, PropertyKey, Statement, StringLiteral,
+    SwitchStatement, TSAccessibility, TSAsExpression, TSCallSignatureDeclaration,
+    TSClassImplements, TSConstructorType, TSEnumDeclaration, TSFunctionType,
+    TSImportEqualsDeclaration, TSInstantiationExpression, TSInterfaceBody, TSMethodSignature,
+    TSMethodSignatureKind, TSNonNullExpression, TSPropertySignature, TSSatisfiesExpression,
+    TSSignature, TSThisParameter, TSType, TSTypeAnnotation, TSTypeAssertion, TSTypeLiteral,
+    TSTypeName, TSTypeParameter, TSTypeParameterDeclaration, TSTypeParameterInstantiation,
+    TSTypePredicate, TSTypePredicateName, TSTypeQueryExprName, TSTypeReference,
     VariableDeclarationKind, VariableDeclarator, WhileStatement, WithStatement, YieldExpression,
 };
 use oxc_ast_visit::{Visit, walk};
@@ -78,13 +80,13 @@ pub(super) fn strip_body(code: &str) -> Option<String> {
 /// of the part size. Whether a cut really falls between two top-level statements is
 /// checked after parsing. `None` when some part would be too long.
 fn cut_points(code: &str) -> Option<Vec<usize>> {
-    let bytes = code.as_bytes();
+    let candidates = statement_ends(code.as_bytes());
     let parts = code.len().div_ceil(PART_BYTES);
     let mut cuts = Vec::with_capacity(parts);
     let mut previous = 0;
     for index in 1..parts {
-        let from = (index * code.len() / parts).max(previous + 1);
-        let Some(cut) = next_cut(bytes, from) else {
+        let target = (index * code.len() / parts).max(previous + 1);
+        let Some(&cut) = candidates.get(candidates.partition_point(|&at| at < target)) else {
             break;
         };
         if cut - previous > MAX_PART_BYTES {
@@ -96,33 +98,169 @@ fn cut_points(code: &str) -> Option<Vec<usize>> {
     (code.len() - previous <= MAX_PART_BYTES).then_some(cuts)
 }
 
-/// The first place at or after `from` to cut: after a `;` that ends a line. Preferred:
-/// a line that starts in the first column, followed by one that does too (in formatted
-/// code, a top-level statement; a cut anywhere else is refused after parsing, which
-/// costs the fast path for the whole program).
-fn next_cut(bytes: &[u8], from: usize) -> Option<usize> {
-    let ends_line = |at: usize| {
-        bytes.get(at) == Some(&b';') && matches!(bytes.get(at + 1), Some(b'\n' | b'\r'))
-    };
-    let starts_in_first_column = |line_start: usize| {
-        bytes.get(line_start).is_some_and(|b| !b.is_ascii_whitespace() && !b"})]".contains(b))
-    };
-    let mut first = None;
-    for at in (from..bytes.len()).filter(|&at| ends_line(at)) {
-        first.get_or_insert(at + 1);
-        let line_start = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |n| n + 1);
-        let mut next_line = at + 2;
-        if bytes.get(at + 1) == Some(&b'\r') && bytes.get(at + 2) == Some(&b'\n') {
-            next_line += 1;
+/// Where top-level statements probably end: just after each `;` that ends a line outside
+/// any bracket, string, comment, template or regular expression. A quick scan, not a
+/// parse: a regular expression is told from a division by the token before it, which a
+/// program can fool; a wrong candidate only fails its verification after parsing.
+fn statement_ends(bytes: &[u8]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut depth = 0usize;
+    // The bracket depth at which each open template substitution (`${`) started.
+    let mut substitutions: Vec<usize> = Vec::new();
+    let mut regex_allowed = true;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at = find_from(bytes, at, |b| b == b'\n' || b == b'\r').unwrap_or(bytes.len());
+                continue;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = bytes[at + 2..]
+                    .windows(2)
+                    .position(|pair| pair == b"*/")
+                    .map_or(bytes.len(), |end| at + 2 + end + 2);
+                continue;
+            }
+            b'\'' | b'"' => {
+                at = skip_quoted(bytes, at, byte);
+                regex_allowed = false;
+                continue;
+            }
+            b'`' => {
+                at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
+                regex_allowed = false;
+                continue;
+            }
+            b'/' if regex_allowed => {
+                at = skip_regex(bytes, at);
+                regex_allowed = false;
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                regex_allowed = true;
+            }
+            b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                regex_allowed = false;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if substitutions.last() == Some(&depth) {
+                    substitutions.pop();
+                    at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
+                    regex_allowed = false;
+                    continue;
+                }
+                regex_allowed = true;
+            }
+            b';' => {
+                if depth == 0 && matches!(bytes.get(at + 1), Some(b'\n' | b'\r')) {
+                    ends.push(at + 1);
+                }
+                regex_allowed = true;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'0'..=b'9' | 0x80.. => {
+                let end = find_from(bytes, at, |b| {
+                    !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80)
+                })
+                .unwrap_or(bytes.len());
+                // After these words an expression starts, so `/` begins a regex.
+                regex_allowed = matches!(
+                    &bytes[at..end],
+                    b"return"
+                        | b"typeof"
+                        | b"case"
+                        | b"do"
+                        | b"else"
+                        | b"in"
+                        | b"of"
+                        | b"new"
+                        | b"delete"
+                        | b"void"
+                        | b"throw"
+                        | b"instanceof"
+                        | b"yield"
+                        | b"await"
+                );
+                at = end;
+                continue;
+            }
+            _ => regex_allowed = true,
         }
-        if starts_in_first_column(line_start) && starts_in_first_column(next_line) {
-            return Some(at + 1);
-        }
-        if at - from > MAX_PART_BYTES / 2 {
-            break;
+        at += 1;
+    }
+    ends
+}
+
+fn find_from(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> Option<usize> {
+    bytes.get(from..)?.iter().position(|&b| stop(b)).map(|offset| from + offset)
+}
+
+/// Past a quoted string starting at `at` (or to the end of its line, where an
+/// unterminated one ends).
+fn skip_quoted(bytes: &[u8], at: usize, quote: u8) -> usize {
+    let mut index = at + 1;
+    while let Some(&byte) = bytes.get(index) {
+        match byte {
+            b'\\' => index += 2,
+            b'\n' | b'\r' => return index,
+            _ if byte == quote => return index + 1,
+            _ => index += 1,
         }
     }
-    first
+    bytes.len()
+}
+
+/// Past a regular expression starting at `at` (a `/` inside `[...]` does not end it).
+fn skip_regex(bytes: &[u8], at: usize) -> usize {
+    let mut index = at + 1;
+    let mut in_class = false;
+    while let Some(&byte) = bytes.get(index) {
+        match byte {
+            b'\\' => index += 2,
+            b'\n' | b'\r' => return index,
+            b'[' => {
+                in_class = true;
+                index += 1;
+            }
+            b']' => {
+                in_class = false;
+                index += 1;
+            }
+            b'/' if !in_class => return index + 1,
+            _ => index += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Past the text of a template from `at` (just after its opening backtick or a `}`
+/// closing a substitution) to its closing backtick, or into a substitution (`${`),
+/// whose bracket depth is pushed so its closing `}` resumes the template.
+fn skip_template(
+    bytes: &[u8],
+    at: usize,
+    outer_depth: usize,
+    substitutions: &mut Vec<usize>,
+    depth: &mut usize,
+) -> usize {
+    let mut index = at;
+    while let Some(&byte) = bytes.get(index) {
+        match byte {
+            b'\\' => index += 2,
+            b'`' => return index + 1,
+            b'$' if bytes.get(index + 1) == Some(&b'{') => {
+                substitutions.push(outer_depth);
+                *depth = outer_depth + 1;
+                return index + 2;
+            }
+            _ => index += 1,
+        }
+    }
+    bytes.len()
 }
 
 /// Strips the parts of `code` between `cuts` on two threads. `None` when a cut turns out
@@ -834,7 +972,12 @@ impl<'s> Eraser<'s> {
         if self.member_is_refused(&member)
             || (named_constructor && !constructor)
             || (constructor
-                && (member.is_override || member.is_async || member.generator || method.optional))
+                && (member.is_override
+                    || member.is_async
+                    || member.generator
+                    || method.optional
+                    || function.return_type.is_some()
+                    || function.type_parameters.is_some()))
             || (member.is_abstract && function.body.is_some())
             || (erased && (member.getter || member.setter || has_initializer(function)))
         {
@@ -1010,6 +1153,15 @@ fn annotated_or_initialized(left: &ForStatementLeft<'_>) -> bool {
         if declaration.declarations.iter().any(|d| d.type_annotation.is_some() || d.init.is_some()))
 }
 
+/// Whether a type name is (or starts with) a reserved word: `if`, `new.target`.
+fn type_name_is_reserved(name: &TSTypeName<'_>) -> bool {
+    match name {
+        TSTypeName::IdentifierReference(identifier) => is_reserved_word(&identifier.name),
+        TSTypeName::QualifiedName(qualified) => type_name_is_reserved(&qualified.left),
+        TSTypeName::ThisExpression(_) => false,
+    }
+}
+
 fn is_constructor_string(key: &PropertyKey<'_>) -> bool {
     matches!(key, PropertyKey::StringLiteral(literal) if literal.value == "constructor")
 }
@@ -1144,8 +1296,12 @@ fn erased_statement(statement: &Statement<'_>) -> Erase {
         Statement::TSTypeAliasDeclaration(_) | Statement::TSInterfaceDeclaration(_) => Erase::Whole,
         Statement::VariableDeclaration(declaration) if declaration.declare => Erase::Whole,
         Statement::FunctionDeclaration(function) if function.declare || function.body.is_none() => {
-            // The reference refuses default values in a signature.
-            if has_initializer(function) { Erase::GiveUp } else { Erase::Whole }
+            // The reference refuses default values in a signature, and `declare async`.
+            if has_initializer(function) || function.r#async || function.generator {
+                Erase::GiveUp
+            } else {
+                Erase::Whole
+            }
         }
         Statement::ClassDeclaration(class) if class.declare => {
             if class.decorators.is_empty() {
@@ -1480,6 +1636,11 @@ impl<'a> Visit<'a> for Eraser<'_> {
         let Some(next) = self.next_token(parameter.span.end) else {
             return;
         };
+        // oxc also takes `this: A b` (no comma); the reference does not.
+        if !matches!(next.byte, b',' | b')') {
+            self.give_up();
+            return;
+        }
         let end = if next.byte == b',' { next.at + 1 } else { parameter.span.end };
         self.blank(parameter.span.start, end);
         self.check(|eraser| walk::walk_ts_this_parameter(eraser, parameter));
@@ -1561,6 +1722,20 @@ impl<'a> Visit<'a> for Eraser<'_> {
             self.give_up();
             return;
         }
+        // `f < a < T >> (x)` parses as `(f < a) < (T >> x)`: the same ambiguity.
+        let is_less = |e: &Expression<'_>| matches!(e, Expression::BinaryExpression(b) if b.operator == BinaryOperator::LessThan);
+        let is_closing = |e: &Expression<'_>| {
+            matches!(e, Expression::BinaryExpression(b) if matches!(b.operator,
+                BinaryOperator::GreaterThan | BinaryOperator::GreaterEqualThan
+                | BinaryOperator::ShiftRight | BinaryOperator::ShiftRightZeroFill
+                | BinaryOperator::LessThan))
+        };
+        if expression.operator == BinaryOperator::LessThan
+            && (is_less(&expression.left) || is_closing(&expression.right))
+        {
+            self.give_up();
+            return;
+        }
         walk::walk_binary_expression(self, expression);
     }
 
@@ -1578,6 +1753,11 @@ impl<'a> Visit<'a> for Eraser<'_> {
         &mut self,
         arguments: &TSTypeParameterInstantiation<'a>,
     ) {
+        // `A<<T>(a: T) => T>`: the reference lexes `<<`.
+        if self.next_token(arguments.span.start + 1).is_some_and(|next| next.byte == b'<') {
+            self.give_up();
+            return;
+        }
         self.blank_span(arguments.span);
         self.check(|eraser| walk::walk_ts_type_parameter_instantiation(eraser, arguments));
     }
@@ -1621,9 +1801,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_type_reference(&mut self, reference: &TSTypeReference<'a>) {
-        if let TSTypeName::IdentifierReference(name) = &reference.type_name
-            && is_reserved_word(&name.name)
-        {
+        if type_name_is_reserved(&reference.type_name) {
             self.give_up();
             return;
         }
@@ -1642,6 +1820,10 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_method_signature(&mut self, signature: &TSMethodSignature<'a>) {
+        if signature.kind != TSMethodSignatureKind::Method {
+            self.give_up();
+            return;
+        }
         self.allow_return_predicate(signature.return_type.as_deref());
         walk::walk_ts_method_signature(self, signature);
     }
@@ -1693,6 +1875,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
             return;
         }
         self.erase_suffix(&expression.expression, expression.span);
+        self.visit_ts_type_parameter_instantiation(&expression.type_arguments);
         // `f<T> {}` and other continuations are refused by the reference.
         if let Some(next) = self.next_token(expression.span.end)
             && !matches!(next.byte, b';' | b')' | b']' | b'}' | b',')
@@ -1730,7 +1913,76 @@ impl<'a> Visit<'a> for Eraser<'_> {
             self.give_up();
             return;
         }
+        // Kinds of type rare in programs, where oxc takes forms the reference refuses
+        // (`import("m", { assert: … })`, `asserts is {}`, `intrinsic`, JSDoc types).
+        let rare = match ty {
+            TSType::TSImportType(_)
+            | TSType::TSIntrinsicKeyword(_)
+            | TSType::TSConstructorType(_)
+            | TSType::JSDocNullableType(_)
+            | TSType::JSDocNonNullableType(_)
+            | TSType::JSDocUnknownType(_) => true,
+            // `asserts x`, and `asserts is T` (oxc reads a parameter named `asserts`).
+            TSType::TSTypePredicate(predicate) => {
+                predicate.asserts
+                    || matches!(&predicate.parameter_name,
+                        TSTypePredicateName::Identifier(name) if name.name == "asserts")
+            }
+            TSType::TSTypeQuery(query) => {
+                query.type_arguments.is_some()
+                    || match &query.expr_name {
+                        TSTypeQueryExprName::TSImportType(_) => true,
+                        name => name.as_ts_type_name().is_none_or(type_name_is_reserved),
+                    }
+            }
+            _ => false,
+        };
+        if rare {
+            self.give_up();
+            return;
+        }
         walk::walk_ts_type(self, ty);
+    }
+
+    fn visit_ts_class_implements(&mut self, implements: &TSClassImplements<'a>) {
+        if type_name_is_reserved(&implements.expression) {
+            self.give_up();
+            return;
+        }
+        walk::walk_ts_class_implements(self, implements);
+    }
+
+    fn visit_ts_property_signature(&mut self, signature: &TSPropertySignature<'a>) {
+        let plain_key = signature.computed
+            || matches!(
+                signature.key,
+                PropertyKey::StaticIdentifier(_)
+                    | PropertyKey::StringLiteral(_)
+                    | PropertyKey::NumericLiteral(_)
+            );
+        if !plain_key {
+            self.give_up();
+            return;
+        }
+        walk::walk_ts_property_signature(self, signature);
+    }
+
+    fn visit_ts_type_parameter(&mut self, parameter: &TSTypeParameter<'a>) {
+        // Variance modifiers: the reference also checks their order.
+        if parameter.r#in || parameter.out {
+            self.give_up();
+            return;
+        }
+        walk::walk_ts_type_parameter(self, parameter);
+    }
+
+    fn visit_assignment_pattern(&mut self, pattern: &AssignmentPattern<'a>) {
+        // A default value inside a pattern in a signature (`declare function f([a = 1])`).
+        if self.checking > 0 {
+            self.give_up();
+            return;
+        }
+        walk::walk_assignment_pattern(self, pattern);
     }
 }
 
@@ -1933,13 +2185,30 @@ mod tests {
         let parts = strip_in_parts(&code, &cuts).expect("cuts between statements are taken");
         assert_eq!(Ok(&parts), strip_types_reference(&code).as_ref());
         assert_eq!(strip_body(&code).as_ref(), Some(&parts));
-        // One bad cut (inside a block) and the program goes to the reference whole.
-        let nested = format!("{{\n{}}}\n{code}", unit.repeat(2 * PART_BYTES / unit.len()));
+        // Candidates inside a block are not taken (the scan tracks brackets) ...
+        let block = format!("{{\n{}}}\n", unit.repeat(2 * PART_BYTES / unit.len()));
+        let nested = format!("{block}{code}");
         let cuts = cut_points(&nested).unwrap();
-        assert_eq!(strip_in_parts(&nested, &cuts), None);
+        assert!(cuts.iter().all(|&cut| cut > block.len()), "{cuts:?}");
+        let stripped = strip_in_parts(&nested, &cuts);
+        assert!(stripped.is_some() && stripped == strip_types_reference(&nested).ok());
+        // ... and one bad cut (inside the block) sends the program to the reference whole.
+        let inside = block[..PART_BYTES].rfind(";\n").unwrap() + 1;
+        assert!(strip_in_parts(&nested, &[inside, block.len() + 10 * unit.len()]).is_none());
         // No statement boundary for a whole part: not cut, not stripped here.
         let one_line = "let a: number = 1, ".repeat(2 * MAX_PART_BYTES / 19) + "b = 2;";
         assert_eq!(cut_points(&one_line), None);
+    }
+
+    #[test]
+    fn statement_ends_skip_brackets_strings_comments_templates_and_regexes() {
+        let code = "a;\n{ b;\n}\nc = '; x';\nd = `;\n${ e;\n }`;\n// f;\n/* g;\n*/ h = /;/;\ni;\n";
+        let ends: Vec<&str> = statement_ends(code.as_bytes())
+            .into_iter()
+            .map(|at| &code[..at])
+            .map(|prefix| prefix.rsplit('\n').next().unwrap_or(""))
+            .collect();
+        assert_eq!(ends, ["a;", "c = '; x';", " }`;", "*/ h = /;/;", "i;"]);
     }
 
     #[test]
