@@ -1401,6 +1401,20 @@ const CORPUS: &[Case] = &[
     syntax("declare_then_newline_const", "var declare;\ndeclare\nconst x: number"),
     syntax("interface_then_newline_name_first", "interface\nI {}"),
     unchanged("type_then_newline_name_first", "type\nT = 1"),
+    // `await` is reserved in a class static block; oxc lets it through from the async
+    // wrapper.
+    syntax("await_in_static_block", "class A { static { await 1; } }"),
+    syntax("await_in_static_block_of_class_expression", "x = class { static { await 1; } };"),
+    syntax("for_await_in_static_block", "class A { static { for await (x of y); } }"),
+    syntax("await_in_computed_key_in_static_block", "class A { static { x = { [await 1]: 1 }; } }"),
+    syntax(
+        "await_in_nested_class_key_in_static_block",
+        "class A { static { class B { [await 1] = 1 } } }",
+    ),
+    syntax(
+        "await_in_static_block_of_nested_class",
+        "x = class { static { class B { static { await 1; } } } };",
+    ),
     // --- Found by adversarial probing: oxc accepts, swc refuses or strips differently ----
     // `await`/`yield` in the defaults of the function they belong to (oxc leaves these to
     // its semantic pass; swc refuses them while parsing).

@@ -110,66 +110,17 @@ fn statement_ends(bytes: &[u8]) -> Vec<usize> {
     let mut regex_allowed = true;
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                at = find_from(bytes, at, |b| b == b'\n' || b == b'\r').unwrap_or(bytes.len());
-                continue;
-            }
-            b'/' if bytes.get(at + 1) == Some(&b'*') => {
-                at = bytes[at + 2..]
-                    .windows(2)
-                    .position(|pair| pair == b"*/")
-                    .map_or(bytes.len(), |end| at + 2 + end + 2);
-                continue;
-            }
-            b'\'' | b'"' => {
-                at = skip_quoted(bytes, at, byte);
-                regex_allowed = false;
-                continue;
-            }
-            b'`' => {
-                at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
-                regex_allowed = false;
-                continue;
-            }
-            b'/' if regex_allowed => {
-                at = skip_regex(bytes, at);
-                regex_allowed = false;
-                continue;
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                regex_allowed = true;
-            }
-            b')' | b']' => {
-                depth = depth.saturating_sub(1);
-                regex_allowed = false;
-            }
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                if substitutions.last() == Some(&depth) {
-                    substitutions.pop();
-                    at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
-                    regex_allowed = false;
-                    continue;
+        match BYTE_CLASS[usize::from(byte)] {
+            SPACE => at += 1,
+            WORD => {
+                let start = at;
+                at += 1;
+                while bytes.get(at).is_some_and(|&b| BYTE_CLASS[usize::from(b)] == WORD) {
+                    at += 1;
                 }
-                regex_allowed = true;
-            }
-            b';' => {
-                if depth == 0 && matches!(bytes.get(at + 1), Some(b'\n' | b'\r')) {
-                    ends.push(at + 1);
-                }
-                regex_allowed = true;
-            }
-            b' ' | b'\t' | b'\n' | b'\r' => {}
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'0'..=b'9' | 0x80.. => {
-                let end = find_from(bytes, at, |b| {
-                    !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80)
-                })
-                .unwrap_or(bytes.len());
                 // After these words an expression starts, so `/` begins a regex.
                 regex_allowed = matches!(
-                    &bytes[at..end],
+                    &bytes[start..at],
                     b"return"
                         | b"typeof"
                         | b"case"
@@ -185,15 +136,93 @@ fn statement_ends(bytes: &[u8]) -> Vec<usize> {
                         | b"yield"
                         | b"await"
                 );
-                at = end;
-                continue;
             }
-            _ => regex_allowed = true,
+            OPERATOR => {
+                regex_allowed = true;
+                at += 1;
+            }
+            _ => match byte {
+                b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                    at = find_from(bytes, at, |b| b == b'\n' || b == b'\r').unwrap_or(bytes.len());
+                }
+                b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                    at = bytes[at + 2..]
+                        .windows(2)
+                        .position(|pair| pair == b"*/")
+                        .map_or(bytes.len(), |end| at + 2 + end + 2);
+                }
+                b'/' if regex_allowed => {
+                    at = skip_regex(bytes, at);
+                    regex_allowed = false;
+                }
+                b'/' => {
+                    regex_allowed = true;
+                    at += 1;
+                }
+                b'\'' | b'"' => {
+                    at = skip_quoted(bytes, at, byte);
+                    regex_allowed = false;
+                }
+                b'`' => {
+                    at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
+                    regex_allowed = false;
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    regex_allowed = true;
+                    at += 1;
+                }
+                b')' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    regex_allowed = false;
+                    at += 1;
+                }
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if substitutions.last() == Some(&depth) {
+                        substitutions.pop();
+                        at = skip_template(bytes, at + 1, depth, &mut substitutions, &mut depth);
+                        regex_allowed = false;
+                    } else {
+                        regex_allowed = true;
+                        at += 1;
+                    }
+                }
+                // `;`
+                _ => {
+                    if depth == 0 && matches!(bytes.get(at + 1), Some(b'\n' | b'\r')) {
+                        ends.push(at + 1);
+                    }
+                    regex_allowed = true;
+                    at += 1;
+                }
+            },
         }
-        at += 1;
     }
     ends
 }
+
+const SPACE: u8 = 0;
+const WORD: u8 = 1;
+const OPERATOR: u8 = 2;
+const SPECIAL: u8 = 3;
+
+/// What each byte is to `statement_ends`: most bytes need no more than this.
+static BYTE_CLASS: [u8; 256] = {
+    let mut class = [OPERATOR; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        class[byte] = match b {
+            b' ' | b'\t' | b'\n' | b'\r' => SPACE,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'$' | 0x80.. => WORD,
+            b'/' | b'\'' | b'"' | b'`' | b'(' | b'[' | b'{' | b')' | b']' | b'}' | b';' => SPECIAL,
+            _ => OPERATOR,
+        };
+        byte += 1;
+    }
+    class
+};
 
 fn find_from(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> Option<usize> {
     bytes.get(from..)?.iter().position(|&b| stop(b)).map(|offset| from + offset)
@@ -268,13 +297,15 @@ fn skip_template(
 ///
 /// Why the parts give exactly the whole's answer: each part but the last must parse,
 /// inside the same wrapper, into statements the last of which ends with the `;` just
-/// before the cut, and after which the last kept statement ends with `;`. So no token, bracket or statement crosses the cut (an
-/// unterminated one fails that part's parse, and the wrapper's closing brace fails a
-/// cut inside a block); the only continuation of a statement past its `;` is `else`,
-/// which fails the next part. Each later part starts at a statement start (where `/`
-/// is a regex, as at the start of a program), after a kept statement ending with `;`
-/// (erased ones between do not count), which is the state its eraser starts from. Directives would make later parts strict
-/// in the whole but not alone, so a program with any is not cut.
+/// before the cut, and after which the last kept statement ends with `;`. So no token,
+/// bracket or statement crosses the cut (an unterminated one fails that part's parse,
+/// and the wrapper's closing brace fails a cut inside a block); the only continuation
+/// of a statement past its `;` is `else`, which fails the next part. Each later part
+/// starts at a statement start (where `/` is a regex, as at the start of a program),
+/// after a kept statement ending with `;` (erased ones between do not count), which is
+/// the state its eraser starts from. Directives would make later parts strict in the
+/// whole but not alone; any directive makes the fast path give up, and the check below
+/// says so again.
 fn strip_in_parts(code: &str, cuts: &[usize]) -> Option<String> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
@@ -371,8 +402,9 @@ fn strip_part(code: &str, start: Start) -> Option<Part> {
     // A reset keeps only the newest chunk: when the program needed more, the next one
     // of its size would allocate (and fault in) fresh chunks again. One chunk that
     // fits it avoids that.
-    if arena.capacity() < used {
-        arena = Allocator::with_capacity(used + used / 4);
+    let fitting = used + used / 4;
+    if arena.capacity() < used && fitting <= KEPT_ARENA_BYTES {
+        arena = Allocator::with_capacity(fitting);
     }
     if arena.capacity() <= KEPT_ARENA_BYTES {
         let mut kept = ARENAS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -421,7 +453,8 @@ fn wrapper_body<'p, 'a>(program: &'p Program<'a>) -> Option<&'p FunctionBody<'a>
     }
 }
 
-/// The rest of the walk is skipped once this is set.
+/// Walks a parsed program and plans its edits; `gave_up` ends the walk (the reference
+/// strips the program instead).
 struct Eraser<'s> {
     source: &'s str,
     /// Ranges to blank (byte offsets, end exclusive), in any order.
@@ -430,9 +463,9 @@ struct Eraser<'s> {
     puts: Vec<(u32, u8)>,
     gave_up: bool,
     /// Set by a function body for the statement list it is about to visit: that list
-    /// starts a directive prologue, and this says whether the last directive before it
-    /// ends with `;` (`None`: there is none).
-    prologue: Option<Option<bool>>,
+    /// starts a directive prologue. (A body with directives is given up on, so the list
+    /// always starts right at the prologue's start.)
+    prologue: bool,
     /// The text is the second half of a program cut after a kept statement ending with
     /// `;`: the wrapper body's first statement does not start a prologue and follows
     /// that statement.
@@ -447,6 +480,8 @@ struct Eraser<'s> {
     checking: u32,
     /// Above zero inside parameter lists (`await`/`yield` there are refused).
     parameters: u32,
+    /// Above zero inside class static blocks (`await` there is refused).
+    static_blocks: u32,
     /// Where the type predicates that are return types start (the only place the
     /// reference takes `x is T`).
     return_predicates: Vec<u32>,
@@ -466,7 +501,7 @@ impl<'s> Eraser<'s> {
             blanks: Vec::new(),
             puts: Vec::new(),
             gave_up: false,
-            prologue: None,
+            prologue: false,
             continuation: false,
             before_program_list: true,
             program_list_end: ListEnd::default(),
@@ -474,6 +509,7 @@ impl<'s> Eraser<'s> {
             jumps: Jumps::default(),
             checking: 0,
             parameters: 0,
+            static_blocks: 0,
             return_predicates: Vec::new(),
         }
     }
@@ -602,11 +638,11 @@ impl<'s> Eraser<'s> {
     /// statement that does not end with `;` (or at the start of a directive prologue)
     /// could join it to its neighbours.
     fn statement_list(&mut self, statements: &[Statement<'_>]) {
-        let prologue = self.prologue.take();
-        let mut first_after_prologue = prologue.is_some();
-        let mut previous_ends_with_semicolon = prologue.flatten();
+        let prologue = std::mem::take(&mut self.prologue);
+        let mut first_after_prologue = prologue;
+        let mut previous_ends_with_semicolon = None;
         // The first list with a prologue is the wrapper's body: the program's own list.
-        let program_list = prologue.is_some() && std::mem::take(&mut self.before_program_list);
+        let program_list = prologue && std::mem::take(&mut self.before_program_list);
         if program_list && self.continuation {
             first_after_prologue = false;
             previous_ends_with_semicolon = Some(true);
@@ -765,7 +801,9 @@ impl<'s> Eraser<'s> {
             let kept = match element {
                 ClassElement::StaticBlock(block) => {
                     let saved = self.jumps.enter_function();
+                    self.static_blocks += 1;
                     self.statement_list(&block.body);
+                    self.static_blocks -= 1;
                     self.jumps = saved;
                     true
                 }
@@ -1064,6 +1102,9 @@ impl<'s> Eraser<'s> {
     }
 
     /// Where a key's tokens start: the `[` of a computed key is before its expression.
+    /// Found by a backward byte search, which a `[` in a comment inside the brackets
+    /// fools; `member_modifiers` then meets the real `[` before this position and gives
+    /// up, so that costs the fast path, never a wrong answer.
     fn key_start(&self, expression_start: u32, computed: bool) -> u32 {
         if !computed {
             return expression_start;
@@ -1219,8 +1260,6 @@ fn is_reserved_word(name: &str) -> bool {
     )
 }
 
-/// Whether the members of a type literal or interface are separated as the reference
-/// requires: by `;`, `,` or a line break.
 fn has_initializer(function: &Function<'_>) -> bool {
     function.params.items.iter().any(|parameter| parameter.initializer.is_some())
 }
@@ -1495,7 +1534,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_for_of_statement(&mut self, statement: &ForOfStatement<'a>) {
-        if annotated_or_initialized(&statement.left) {
+        if annotated_or_initialized(&statement.left)
+            || (statement.r#await && self.static_blocks > 0)
+        {
             self.give_up();
             return;
         }
@@ -1530,10 +1571,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
             self.give_up();
             return;
         }
-        let last_directive = body.directives.last().map(|d| self.ends_with_semicolon(d.span));
-        self.prologue = Some(last_directive);
+        self.prologue = true;
         walk::walk_function_body(self, body);
-        self.prologue = None;
+        self.prologue = false;
     }
 
     fn visit_class(&mut self, class: &Class<'a>) {
@@ -1785,7 +1825,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_await_expression(&mut self, expression: &AwaitExpression<'a>) {
-        if self.parameters > 0 {
+        // In a static block `await` is reserved; oxc lets it through from the async
+        // wrapper, the reference does not.
+        if self.parameters > 0 || self.static_blocks > 0 {
             self.give_up();
             return;
         }
@@ -1834,10 +1876,14 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_type_predicate(&mut self, predicate: &TSTypePredicate<'a>) {
-        if !self.return_predicates.contains(&predicate.span.start) {
+        // The predicate is visited right after its function registered it: look from
+        // the end, and forget it once seen.
+        let Some(index) = self.return_predicates.iter().rposition(|&at| at == predicate.span.start)
+        else {
             self.give_up();
             return;
-        }
+        };
+        self.return_predicates.swap_remove(index);
         walk::walk_ts_type_predicate(self, predicate);
     }
 
