@@ -352,6 +352,34 @@ return all.map((r: any) => Number(r.stdout));
     let outcome = engine.run(RunRequest::new(code), tools.clone()).await.unwrap();
     assert_eq!(outcome.result, Some(json!((0..25).collect::<Vec<_>>())));
     assert_eq!(seam_tools.max_active.load(Ordering::SeqCst), 10);
+
+    // A long program (stripped in parts, off the runtime) runs, and its positions are the
+    // model's: the exception is reported at the line the model wrote it on.
+    let lines = 4000;
+    let mut code = String::new();
+    for i in 0..lines {
+        code.push_str(&format!("const v{i}: number = {i} as number;\n"));
+    }
+    code.push_str("if (v1 + v3998 === 3999) throw new Error('here');\n");
+    assert!(code.len() > 128 << 10, "{}", code.len());
+    let outcome = engine.run(RunRequest::new(code), tools.clone()).await.unwrap();
+    let error = outcome.error.unwrap();
+    // Line 4001, column 32 (`new Error`), as the model wrote it.
+    assert_eq!(error.message, format!("Error: here\n    at eval (program.ts:{}:32)", lines + 1));
+    // Nesting deep enough to overflow a runtime thread's stack in a parser: the host
+    // strips it (its parsers get a stack sized to the program, so the host cannot
+    // crash), and V8 in the worker is the one that refuses it.
+    let code = format!("return {}1{};", "(".repeat(30_000), ")".repeat(30_000));
+    let outcome = engine.run(RunRequest::new(code), tools.clone()).await.unwrap();
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind, RunErrorKind::Exception, "{error:?}");
+    assert_eq!(error.message, "RangeError: Maximum call stack size exceeded");
+    // An oversized program: a typed refusal with its size.
+    let code = "let a = 1;\n".repeat(dsh_code::strip::MAX_PROGRAM_BYTES / 11 + 1);
+    let outcome = engine.run(RunRequest::new(code), tools.clone()).await.unwrap();
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind, RunErrorKind::Exception);
+    assert!(error.message.starts_with("ProgramTooLarge at line 1, column 1"), "{error:?}");
     finish(setup).await;
 }
 
