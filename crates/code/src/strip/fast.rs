@@ -9,9 +9,14 @@
 //!
 //! Anything outside the subset it handles makes it give up ([`Eraser::give_up`]), and the
 //! reference strips that program instead: every parse error, `enum`, namespaces,
-//! parameter properties, decorators, `<T>expr`, accessors, and the arrow-function
-//! hazards the reference repairs by moving parentheses. Giving up is always correct; a
-//! wrong answer never is, so when in doubt the code gives up.
+//! parameter properties, decorators, `<T>expr`, accessors, labels, directives, the
+//! arrow-function hazards the reference repairs by moving parentheses, and every
+//! construct oxc's parser accepts but the reference refuses (oxc leaves many early
+//! errors to a later pass, and takes some types the reference does not; each rule below
+//! names its case, and `tests/strip_agreement.rs` holds one). Erased code (types,
+//! interfaces, `declare` statements, signatures) is walked too, for those checks only.
+//! Giving up is always correct; a wrong answer never is, so when in doubt the code gives
+//! up.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
