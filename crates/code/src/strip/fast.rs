@@ -9,8 +9,7 @@
 //!
 //! Anything outside the subset it handles makes it give up ([`Eraser::give_up`]), and the
 //! reference strips that program instead: every parse error, `enum`, namespaces,
-//! parameter properties, decorators, `<T>expr`, accessors, labels, directives, the
-//! arrow-function hazards the reference repairs by moving parentheses, and every
+//! parameter properties, decorators, `<T>expr`, accessors, directives, and every
 //! construct oxc's parser accepts but the reference refuses (oxc leaves many early
 //! errors to a later pass, and takes some types the reference does not; each rule below
 //! names its case, and `tests/strip_agreement.rs` holds one). Erased code (types,
@@ -487,6 +486,9 @@ struct Eraser<'s> {
     parameters: u32,
     /// Above zero inside class static blocks (`await` there is refused).
     static_blocks: u32,
+    /// Classes around the walk: their code is strict (octal escapes are refused).
+    classes: u32,
+
     /// Where the type predicates that are return types start (the only place the
     /// reference takes `x is T`).
     return_predicates: Vec<u32>,
@@ -515,6 +517,8 @@ impl<'s> Eraser<'s> {
             checking: 0,
             parameters: 0,
             static_blocks: 0,
+            classes: 0,
+
             return_predicates: Vec::new(),
         }
     }
@@ -1095,6 +1099,70 @@ impl<'s> Eraser<'s> {
         }
     }
 
+    /// Blanked, a type parameter list or return type that spans lines would leave a line
+    /// break where an arrow cannot have one (before `=>`, or after `return`/`async`); the
+    /// reference moves a parenthesis into the blanked type to keep the line break inside
+    /// the parameter list, and so does this.
+    fn move_arrow_parentheses(&mut self, arrow: &ArrowFunctionExpression<'_>) {
+        let parameters = arrow.params.span;
+        if let Some(type_parameters) = &arrow.type_parameters
+            && self.has_line_terminator(type_parameters.span.start, parameters.start)
+            && (arrow.r#async || self.after_restricted_word(type_parameters.span.start))
+        {
+            if self.bytes().get(parameters.start as usize) != Some(&b'(') {
+                self.give_up();
+                return;
+            }
+            self.put(type_parameters.span.start, b'(');
+            self.blank(parameters.start, parameters.start + 1);
+        }
+        let Some(return_type) = &arrow.return_type else {
+            return;
+        };
+        let Some(next) = self.next_token(return_type.span.end) else {
+            return;
+        };
+        let closing = parameters.end.saturating_sub(1);
+        if !self.bytes()[next.at as usize..].starts_with(b"=>")
+            || self.bytes().get(closing as usize) != Some(&b')')
+        {
+            self.give_up();
+            return;
+        }
+        if !self.has_line_terminator(parameters.end, next.at) {
+            return;
+        }
+        let Some(last) = self.source[..return_type.span.end as usize].chars().next_back() else {
+            return;
+        };
+        self.blank(closing, return_type.span.end);
+        self.put(return_type.span.end - last.len_utf8() as u32, b')');
+    }
+
+    /// Whether `return`, `throw` or `yield` is the token just before `at` on the same
+    /// line (after them a line break ends the statement). Gives up where a comment is
+    /// in the way.
+    fn after_restricted_word(&mut self, at: u32) -> bool {
+        let before = &self.bytes()[..at as usize];
+        let end = before.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(0, |i| i + 1);
+        let word_start = before[..end]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$'))
+            .map_or(0, |i| i + 1);
+        if before[..end].ends_with(b"*/") {
+            self.give_up();
+            return false;
+        }
+        matches!(&before[word_start..end], b"return" | b"throw" | b"yield")
+    }
+
+    /// Where an enclosing label with the name at `name` is, innermost first.
+    fn label_index(&self, name: Span) -> Option<usize> {
+        let text = |span: Span| self.source.get(span.start as usize..span.end as usize);
+        let wanted = text(name)?;
+        self.jumps.labels.iter().rposition(|(label, _)| text(*label) == Some(wanted))
+    }
+
     /// Enters a loop body, or gives up (and returns false) when the body is a
     /// declaration.
     fn enter_loop(&mut self, body: &Statement<'_>) -> bool {
@@ -1170,10 +1238,12 @@ struct ClassContext {
 
 /// Where `break` and `continue` may go: oxc leaves misplaced ones to a later pass, the
 /// reference refuses them while parsing.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 struct Jumps {
     loops: u32,
     switches: u32,
+    /// The enclosing labels (their names' spans) and whether each labels a loop.
+    labels: Vec<(Span, bool)>,
 }
 
 impl Jumps {
@@ -1431,7 +1501,13 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_identifier_reference(&mut self, identifier: &IdentifierReference<'a>) {
-        if is_touchy_identifier(&identifier.name) {
+        let refused = match identifier.name.as_str() {
+            // Strict code (a class, heritage included) refuses assigning it, and class
+            // fields and static blocks refuse it outright.
+            "arguments" => self.classes > 0,
+            name => is_touchy_identifier(name),
+        };
+        if refused {
             self.give_up();
         }
     }
@@ -1451,7 +1527,10 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_string_literal(&mut self, literal: &StringLiteral<'a>) {
-        // Octal escapes (`"\01"`): refused by the reference in strict code.
+        // Octal escapes (`"\01"`): refused by the reference in strict code (a class).
+        if self.classes == 0 {
+            return;
+        }
         let text = &self.bytes()[literal.span.start as usize..literal.span.end as usize];
         let mut at = 0;
         while let Some(offset) = text[at..].iter().position(|b| *b == b'\\') {
@@ -1465,19 +1544,50 @@ impl<'a> Visit<'a> for Eraser<'_> {
         }
     }
 
-    fn visit_labeled_statement(&mut self, _: &LabeledStatement<'a>) {
-        // Labels need duplicate and target checks the reference does while parsing.
-        self.give_up();
+    fn visit_labeled_statement(&mut self, statement: &LabeledStatement<'a>) {
+        // The reference refuses a duplicate label and a declaration as the body; a label
+        // on a label, or on an erased declaration, is left to it.
+        let name = statement.label.span;
+        let body = &statement.body;
+        if self.label_index(name).is_some()
+            || is_declaration(body)
+            || matches!(body, Statement::LabeledStatement(_))
+            || !matches!(erased_statement(body), Erase::Keep)
+        {
+            self.give_up();
+            return;
+        }
+        let is_loop = matches!(
+            body,
+            Statement::ForStatement(_)
+                | Statement::ForInStatement(_)
+                | Statement::ForOfStatement(_)
+                | Statement::WhileStatement(_)
+                | Statement::DoWhileStatement(_)
+        );
+        self.jumps.labels.push((name, is_loop));
+        self.visit_statement(body);
+        self.jumps.labels.pop();
     }
 
     fn visit_break_statement(&mut self, statement: &BreakStatement<'a>) {
-        if statement.label.is_some() || (self.jumps.loops == 0 && self.jumps.switches == 0) {
+        let known = match &statement.label {
+            Some(label) => self.label_index(label.span).is_some(),
+            None => self.jumps.loops > 0 || self.jumps.switches > 0,
+        };
+        if !known {
             self.give_up();
         }
     }
 
     fn visit_continue_statement(&mut self, statement: &ContinueStatement<'a>) {
-        if statement.label.is_some() || self.jumps.loops == 0 {
+        let known = match &statement.label {
+            Some(label) => {
+                self.label_index(label.span).is_some_and(|index| self.jumps.labels[index].1)
+            }
+            None => self.jumps.loops > 0,
+        };
+        if !known {
             self.give_up();
         }
     }
@@ -1585,6 +1695,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
         if self.gave_up {
             return;
         }
+        // All of a class is strict code, its heritage expression included. (Every early
+        // return below gives up first, after which no counter is read.)
+        self.classes += 1;
         if !class.decorators.is_empty()
             || (class.declare && self.checking == 0)
             || class.id.as_ref().is_some_and(|id| is_touchy_identifier(&id.name))
@@ -1643,6 +1756,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
         self.class =
             ClassContext { is_abstract: class.r#abstract, extends: class.heritage.is_some() };
         self.class_members(&class.body);
+        self.classes -= 1;
         self.class = saved;
     }
 
@@ -1705,27 +1819,17 @@ impl<'a> Visit<'a> for Eraser<'_> {
         if self.gave_up {
             return;
         }
-        // The reference moves parentheses when a type parameter list or a return type
-        // spans lines (an arrow cannot have a line break before `=>`); that is left to it.
-        let parameters = arrow.params.span;
-        let type_parameters_span_lines = arrow
-            .type_parameters
-            .as_ref()
-            .is_some_and(|t| self.has_line_terminator(t.span.start, parameters.start));
-        let return_type_spans_lines = arrow.return_type.is_some()
-            && self.has_line_terminator(parameters.end, arrow.body.span().start);
-        // `(p): A | (T) => p`: the reference reads `(T) => p` as a function type.
-        let return_type_ends_with_parenthesis = arrow
-            .return_type
-            .as_ref()
-            .is_some_and(|r| self.bytes().get(r.span.end as usize - 1) == Some(&b')'));
-        if type_parameters_span_lines
-            || return_type_spans_lines
-            || return_type_ends_with_parenthesis
-        {
+        // `(p): A | (T) => p`: the reference reads `(T) => p` as a function type (a
+        // parenthesized type on its own is fine).
+        let return_type_ends_with_parenthesis = arrow.return_type.as_ref().is_some_and(|r| {
+            self.bytes().get(r.span.end as usize - 1) == Some(&b')')
+                && !matches!(r.type_annotation, TSType::TSParenthesizedType(_))
+        });
+        if return_type_ends_with_parenthesis {
             self.give_up();
             return;
         }
+        self.move_arrow_parentheses(arrow);
         self.allow_return_predicate(arrow.return_type.as_deref());
         if matches!(arrow.body, ArrowFunctionBody::FunctionBody(_)) {
             // The reference refuses a block-bodied arrow followed, on the next line, by
