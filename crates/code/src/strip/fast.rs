@@ -488,6 +488,9 @@ struct Eraser<'s> {
     static_blocks: u32,
     /// Classes around the walk: their code is strict (octal escapes are refused).
     classes: u32,
+    /// Every enclosing label, across functions, fields and static blocks (a duplicate
+    /// of any is left to the reference).
+    all_labels: Vec<Span>,
 
     /// Where the type predicates that are return types start (the only place the
     /// reference takes `x is T`).
@@ -518,6 +521,7 @@ impl<'s> Eraser<'s> {
             parameters: 0,
             static_blocks: 0,
             classes: 0,
+            all_labels: Vec::new(),
 
             return_predicates: Vec::new(),
         }
@@ -976,9 +980,8 @@ impl<'s> Eraser<'s> {
                 self.put(separator, b';');
             }
         }
-        if property.computed {
-            self.visit_property_key(&property.key);
-        }
+        // A literal key is checked too (`"\033"` and `010` are refused in a class).
+        self.visit_property_key(&property.key);
         if let Some(value) = &property.value {
             let saved = self.jumps.enter_function();
             self.visit_expression(value);
@@ -1034,7 +1037,10 @@ impl<'s> Eraser<'s> {
         if erased {
             self.class_modifiers(&member, false);
             self.erase_member(method.span, needs_semicolon);
-            self.check(|eraser| eraser.visit_function(function, ScopeFlags::Function));
+            self.check(|eraser| {
+                eraser.visit_property_key(&method.key);
+                eraser.visit_function(function, ScopeFlags::Function);
+            });
             return false;
         }
         let first = self.class_modifiers(&member, true);
@@ -1055,9 +1061,7 @@ impl<'s> Eraser<'s> {
             };
             self.blank(at, at + 1);
         }
-        if method.computed {
-            self.visit_property_key(&method.key);
-        }
+        self.visit_property_key(&method.key);
         self.visit_function(function, ScopeFlags::Function);
         true
     }
@@ -1143,17 +1147,24 @@ impl<'s> Eraser<'s> {
     /// line (after them a line break ends the statement). Gives up where a comment is
     /// in the way.
     fn after_restricted_word(&mut self, at: u32) -> bool {
-        let before = &self.bytes()[..at as usize];
-        let end = before.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(0, |i| i + 1);
-        let word_start = before[..end]
-            .iter()
-            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$'))
-            .map_or(0, |i| i + 1);
-        if before[..end].ends_with(b"*/") {
+        let before = &self.source[..at as usize];
+        // Skip whitespace back to the previous token (any JavaScript whitespace, not
+        // only spaces: `return\u{a0}<T,\n>(x) => x` counts too).
+        let end = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !is_whitespace_but_not_line_break(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let before = &before[..end];
+        if before.ends_with("*/") {
             self.give_up();
             return false;
         }
-        matches!(&before[word_start..end], b"return" | b"throw" | b"yield")
+        let word_start = before
+            .bytes()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
+            .map_or(0, |i| i + 1);
+        matches!(&before[word_start..], "return" | "throw" | "yield")
     }
 
     /// Where an enclosing label with the name at `name` is, innermost first.
@@ -1267,6 +1278,15 @@ fn is_modifier_word(key: &PropertyKey<'_>, computed: bool) -> bool {
 fn annotated_or_initialized(left: &ForStatementLeft<'_>) -> bool {
     matches!(left, ForStatementLeft::VariableDeclaration(declaration)
         if declaration.declarations.iter().any(|d| d.type_annotation.is_some() || d.init.is_some()))
+}
+
+/// JavaScript whitespace other than line terminators.
+fn is_whitespace_but_not_line_break(character: char) -> bool {
+    matches!(
+        character,
+        '\t' | '\u{b}' | '\u{c}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
 }
 
 /// Whether a type name is (or starts with) a reserved word: `if`, `new.target`.
@@ -1549,7 +1569,17 @@ impl<'a> Visit<'a> for Eraser<'_> {
         // on a label, or on an erased declaration, is left to it.
         let name = statement.label.span;
         let body = &statement.body;
-        if self.label_index(name).is_some()
+        let text = self.source.get(name.start as usize..name.end as usize).unwrap_or("\\");
+        // Escaped or non-ASCII names compare by value in the reference; reserved words
+        // are refused in strict code; the reference also sees labels outside a static
+        // block or field: all left to it.
+        let plain_name = text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            && !is_touchy_identifier(text)
+            && !is_reserved_word(text);
+        if !plain_name
+            || self.all_labels.iter().any(|label| {
+                self.source.get(label.start as usize..label.end as usize) == Some(text)
+            })
             || is_declaration(body)
             || matches!(body, Statement::LabeledStatement(_))
             || !matches!(erased_statement(body), Erase::Keep)
@@ -1566,7 +1596,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
                 | Statement::DoWhileStatement(_)
         );
         self.jumps.labels.push((name, is_loop));
+        self.all_labels.push(name);
         self.visit_statement(body);
+        self.all_labels.pop();
         self.jumps.labels.pop();
     }
 
