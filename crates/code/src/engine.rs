@@ -23,24 +23,29 @@ use crate::{
     RunRequest, StripError, StripErrorKind, ToolCallFailure, ToolDispatcher, strip_types,
 };
 
-/// Programs longer than this are stripped on a blocking thread, not on the runtime's.
-const INLINE_STRIP_BYTES: usize = 64 << 10;
-
-/// Strips a program; a long one (tens of milliseconds of parsing) on a blocking thread,
-/// so the runtime's workers keep serving other sessions meanwhile.
-async fn strip_off_the_runtime(code: &str) -> Result<String, StripError> {
-    if code.len() <= INLINE_STRIP_BYTES {
-        return strip_types(code);
-    }
+/// Strips a program on a blocking thread, so the runtime's workers keep serving other
+/// sessions, and waits at most `timeout`: both parsers backtrack on some inputs (a few
+/// hundred bytes of nested `[` and `<` kept swc busy for over 20 s here). A parse past
+/// the limit is abandoned, not stopped: its thread finishes in the background.
+async fn strip_with_timeout(code: &str, timeout: Duration) -> Result<String, StripError> {
     let owned = code.to_owned();
-    tokio::task::spawn_blocking(move || strip_types(&owned)).await.unwrap_or_else(|_| {
-        Err(StripError {
+    let failed =
+        |message: String| StripError { kind: StripErrorKind::Timeout, line: 1, column: 1, message };
+    match tokio::time::timeout(timeout, tokio::task::spawn_blocking(move || strip_types(&owned)))
+        .await
+    {
+        Ok(Ok(stripped)) => stripped,
+        Ok(Err(_)) => Err(StripError {
             kind: StripErrorKind::Syntax,
             line: 1,
             column: 1,
             message: "the TypeScript stripper failed on this program".into(),
-        })
-    })
+        }),
+        Err(_) => Err(failed(format!(
+            "stripping the TypeScript took longer than {} ms (deeply ambiguous `<` / `[` nesting?)",
+            timeout.as_millis()
+        ))),
+    }
 }
 
 /// The runner script to install: the shipped one, or (in tests) a deliberately hostile
@@ -89,6 +94,9 @@ pub struct CodeConfig {
     pub boot_timeout: Duration,
     /// How long a stopped program may take to be gone before the runner is killed.
     pub stop_grace: Duration,
+    /// How long stripping a program's types may take before the run ends with a
+    /// `StripTimeout` exception.
+    pub strip_timeout: Duration,
 }
 
 impl Default for CodeConfig {
@@ -108,6 +116,7 @@ impl Default for CodeConfig {
             max_queued_bytes: 64 * 1024 * 1024,
             boot_timeout: Duration::from_secs(15),
             stop_grace: Duration::from_secs(2),
+            strip_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -319,7 +328,7 @@ impl CodeEngine {
         tools: Arc<dyn ToolDispatcher>,
     ) -> Result<RunOutcome, CodeError> {
         let limits = request.limits.unwrap_or(self.config.limits);
-        let code = match strip_off_the_runtime(&request.code).await {
+        let code = match strip_with_timeout(&request.code, self.config.strip_timeout).await {
             Ok(code) => code,
             Err(error) => {
                 return Ok(RunOutcome {
@@ -639,4 +648,38 @@ fn reply_error(run_id: u64, id: u64, message: &str) -> String {
         "{{\"k\":\"reply\",\"run\":{run_id},\"id\":{id},\"ok\":false,\"error\":{{\"message\":{}}}}}",
         json_string(message)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Found by fuzzing: 563 bytes of nested `[` and `<` on which both parsers backtrack
+    /// for seconds (swc for over 20 s). The run gets a typed error in time; the parse is
+    /// abandoned on its blocking thread.
+    const BACKTRACKING_PROGRAM: &str = "fina<\u{2028}B<C<Dfinalna<\u{2028}B<C<D$[[[[{[[[[[[[[[[[vB<nalna<\u{2028}B<C[O[[[[[[[f[[[$[[[[{[ined[[Dfina<\u{2028}B<C<Dfi[[[[[[f[[[{[[[[d[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[cA<B<C<Dfina<\u{2028}B<C<DficA<B<C<Dfina<\u{2028}B<C<Dfinalna<\u{2028}B<C<Dfi[[[[f[[[$[[[[{[[[[[[[[[[[[[[[[[[[[[vB<C<Dfinalna<\u{2028}B<C<Dfi[[[[f[[[$[[[[[[[[[[[[[[void[[c[[[[2[[[[[[[[\t[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[2[[[[[[[[[[[[f[[[$[[[[{[[[[[[[[$[[[[{[[[[[[[[[[[[[[[[[[[[[vB<C<Dfinalna<\u{2028}B<C<Dfi[[[[f[[[$[[[[[[[[[[[[[[void[[c[[[[3[[[[[[[[[[[[[[[[[[\t[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[2[[[[[[[[[[[[f[[[$[[[[{[[[[";
+
+    #[test]
+    fn a_parse_that_backtracks_for_seconds_ends_in_a_typed_timeout() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let stripped =
+            runtime.block_on(strip_with_timeout(BACKTRACKING_PROGRAM, Duration::from_millis(200)));
+        let elapsed = started.elapsed();
+        // The abandoned parse would hold a normal shutdown for its whole duration.
+        runtime.shutdown_background();
+        let error = stripped.unwrap_err();
+        assert_eq!(error.kind, StripErrorKind::Timeout, "{error}");
+        assert_eq!(
+            error.to_string(),
+            "StripTimeout at line 1, column 1: stripping the TypeScript took longer than 200 ms \
+             (deeply ambiguous `<` / `[` nesting?)"
+        );
+        assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    }
 }

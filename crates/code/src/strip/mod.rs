@@ -45,6 +45,8 @@ pub enum StripErrorKind {
     Unsupported,
     /// The program is longer than the stripper takes (see [`MAX_PROGRAM_BYTES`]).
     TooLarge,
+    /// Stripping took longer than the engine waits (see `CodeConfig::strip_timeout`).
+    Timeout,
 }
 
 /// A program refused by the stripper, with the position in the model's code.
@@ -53,6 +55,7 @@ pub enum StripErrorKind {
     StripErrorKind::Syntax => "SyntaxError",
     StripErrorKind::Unsupported => "UnsupportedSyntax",
     StripErrorKind::TooLarge => "ProgramTooLarge",
+    StripErrorKind::Timeout => "StripTimeout",
 })]
 pub struct StripError {
     pub kind: StripErrorKind,
