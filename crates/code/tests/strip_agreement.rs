@@ -8222,6 +8222,161 @@ try {
     syntax("octal_key_class_import_arg_n08", "class C { static m() { return import(08); } }"),
     unchanged("octal_key_class_import_arg_n0", "class C { static m() { return import(0); } }"),
     syntax("octal_key_class_import_arg_n09", "class C { static m() { return import(09.5); } }"),
+    // --- Found by differential fuzzing: oxc accepts, swc refuses or strips differently ----
+    // (libFuzzer on `strip_types_fast` against `strip_types_reference`, seeded with this
+    // file's strings; each case is a minimized finding, grouped by cause.)
+    // A class declaration without a name (oxc leaves the missing name to a later pass).
+    syntax("fuzz_class_declaration_without_name", "class {}"),
+    syntax("fuzz_class_declaration_without_name_with_extends", "class extends B {}"),
+    syntax("fuzz_declare_class_without_name", "declare class { m(): void }"),
+    // A function declaration without a name but with type parameters (with a body or not).
+    syntax("fuzz_function_declaration_without_name_with_type_parameters", "function<T>() {}"),
+    syntax("fuzz_function_overload_without_name_with_type_parameters", "function<T>(a: T);"),
+    // A template literal type whose `${}` holds more than one type.
+    syntax("fuzz_template_literal_type_two_types_in_substitution", "let a: `${A B}`;"),
+    syntax("fuzz_template_literal_type_predicate_in_substitution", "type T = `a${x is string}b`;"),
+    syntax("fuzz_template_literal_type_two_numbers_in_type_arguments", "f<`${1 1}`>(x);"),
+    // `as const` as an assignment target (`as T` is fine there; `as const` is not).
+    syntax("fuzz_as_const_assignment_target", "a as const = 1;"),
+    syntax("fuzz_as_const_compound_assignment_target", "a as const += 1;"),
+    syntax("fuzz_parenthesized_as_const_assignment_target", "(a as const) = 1;"),
+    syntax("fuzz_as_const_in_array_assignment_pattern", "[a as const] = [1];"),
+    syntax("fuzz_as_const_for_of_target", "for (a as const of b);"),
+    // `using` declarations in a `for (;;)` head (only `for (using x of …)` is taken).
+    syntax("fuzz_using_declaration_in_for_init", "for (using a = 1;;) {}"),
+    syntax("fuzz_await_using_declaration_in_for_init", "for (await using a = 1;;) {}"),
+    // `await using` followed by a comma: valid JavaScript (`await using, 1`) swc reads as
+    // the start of a declaration.
+    syntax("fuzz_await_using_then_comma", "await using, 1;"),
+    syntax("fuzz_await_using_then_line_break_and_comma", "await using\n, 1;"),
+    // `await using` declarations inside a function that is not async.
+    syntax("fuzz_await_using_in_non_async_arrow", "const f = (a) => { await using b = 1; };"),
+    syntax("fuzz_await_using_in_non_async_function", "function g() { await using b = 1; }"),
+    // A function body anywhere inside a `declare` statement: "An implementation cannot be
+    // declared in ambient contexts".
+    syntax("fuzz_arrow_body_in_declare_const_initializer", "declare const a = () => {};"),
+    syntax("fuzz_function_body_in_declare_const_initializer", "declare const a = function () {};"),
+    syntax("fuzz_method_body_in_declare_const_initializer", "declare const a = { m() {} };"),
+    syntax(
+        "fuzz_arrow_body_in_declare_interface_computed_key",
+        "declare interface I { [() => {}]: number }",
+    ),
+    syntax(
+        "fuzz_arrow_body_in_declare_type_computed_key",
+        "declare type T = { [f(() => {})]: 1 };",
+    ),
+    syntax("fuzz_arrow_body_in_declare_class_computed_key", "declare class C { [f(() => {})]: 1 }"),
+    // `#x in y as T` followed by an operator (a private-name `in` is a relational operation
+    // too).
+    syntax("fuzz_private_in_as_then_operator", "x = (#a in b as T * 1);"),
+    syntax(
+        "fuzz_private_in_as_then_operator_in_class",
+        "class C { #a; m() { return #a in b as T * 1; } }",
+    ),
+    // A relational operation as the right operand of a looser operator, cast, then followed
+    // by an operator.
+    syntax("fuzz_relational_as_then_operator_under_bitwise_and", "x = c & a < b as T + 1;"),
+    syntax("fuzz_relational_as_then_operator_under_logical_or", "x = c || a < b as T + 1;"),
+    syntax("fuzz_in_as_then_operator_under_equality", "x = c == a in b as T + 1;"),
+    syntax(
+        "fuzz_relational_satisfies_then_operator_under_bitwise_and",
+        "x = c & a < b satisfies T + 1;",
+    ),
+    // `a < B | C > {}`: swc takes `<B | C>` for type arguments, then refuses the `{`.
+    syntax("fuzz_less_than_union_greater_than_object", "a < b | c > {};"),
+    syntax("fuzz_less_than_template_union_greater_than_object", "a < `` | b > {};"),
+    syntax("fuzz_less_than_two_arguments_greater_than_object", "a < 1, 1 > {};"),
+    // A bigint key on a method signature, or on an async method.
+    syntax("fuzz_bigint_method_signature_in_interface", "interface I { 1n(): void }"),
+    syntax("fuzz_bigint_method_signature_in_type_literal", "type T = { 1n(): void };"),
+    syntax(
+        "fuzz_bigint_method_signature_in_parameter_type",
+        "let x: { a?(b: { 1n(): void }): void };",
+    ),
+    syntax("fuzz_bigint_method_signature_in_mapped_type_key", "x = (): { [a in { 1n() }] } => 1;"),
+    syntax("fuzz_async_bigint_method_in_object_literal", "x = { async 1n() {} };"),
+    // A class index signature whose parameter is a strict-mode reserved word.
+    syntax("fuzz_class_index_signature_parameter_private", "class C { [private: string]: number }"),
+    syntax("fuzz_class_index_signature_parameter_let", "class C { [let: string]: 1 }"),
+    syntax(
+        "fuzz_class_index_signature_parameter_implements",
+        "class C { [implements: string]: 1 }",
+    ),
+    // An index signature whose parameter is `const`, anywhere.
+    syntax(
+        "fuzz_index_signature_parameter_const_in_type_literal",
+        "type T = { [const: string]: 1 };",
+    ),
+    syntax(
+        "fuzz_index_signature_parameter_const_in_interface",
+        "interface I { [const: string]: 1 }",
+    ),
+    syntax("fuzz_index_signature_parameter_const_in_class", "class C { [const: string]: 1 }"),
+    syntax(
+        "fuzz_index_signature_parameter_const_after_method_signature",
+        "let x: { 1()\n[const: string]: 1 };",
+    ),
+    syntax(
+        "fuzz_index_signature_parameter_const_in_optional_call_type_argument",
+        "x = 1?.<{ [const: a]: 1 }>();",
+    ),
+    // A numeric key without a type, then a line break and an index signature: swc reads
+    // `1\n[k` as an indexed key.
+    syntax("fuzz_numeric_property_line_break_index_signature", "let x: { 1\n[k: string]: 1 };"),
+    // A destructuring pattern as the target of `for … in` (valid JavaScript swc refuses).
+    syntax("fuzz_for_in_object_pattern_target", "for ({} in o);"),
+    syntax("fuzz_for_in_array_pattern_target", "for ([] in o);"),
+    // HTML-like comments (`<!--`, `-->`) before a statement whose start is erased: swc
+    // blanks the comment with it (a `;` takes the comment's place where one is needed).
+    strips_to("fuzz_html_open_comment_before_type_alias", "<!--\ntype T = 1;", ";   \n           "),
+    strips_to(
+        "fuzz_html_open_comment_with_text_before_interface",
+        "<!-- c\ninterface I {}",
+        ";     \n              ",
+    ),
+    strips_to(
+        "fuzz_html_open_comment_after_statement_before_type_alias",
+        "x = 1;\n<!--\ntype T = 1;",
+        "x = 1;\n    \n           ",
+    ),
+    strips_to(
+        "fuzz_html_close_comment_before_generic_arrow",
+        "-->\n<T>() => 1;",
+        "   \n   () => 1;",
+    ),
+    syntax("fuzz_html_open_comment_before_declare", "<!--\ndeclare let a: T;"),
+    // An arrow's return type that is a parenthesized `null` or `true`.
+    syntax("fuzz_arrow_return_type_parenthesized_null", "const f = (): (null) => 1;"),
+    syntax("fuzz_arrow_return_type_parenthesized_true", "const f = (): (true) => 1;"),
+    syntax(
+        "fuzz_arrow_with_parameter_return_type_parenthesized_null",
+        "const f = (a): (null) => 1;",
+    ),
+    // An arrow with a return type inside a computed member access in a conditional's
+    // consequent (swc's `?` lookahead for the arrow's `:` fails there).
+    syntax(
+        "fuzz_arrow_return_type_in_computed_member_in_conditional",
+        "x = c ? f[(): T => 1] : 2;",
+    ),
+    syntax(
+        "fuzz_arrow_parameter_return_type_in_computed_member_in_conditional",
+        "x = c ? f[(a): T => 1] : 2;",
+    ),
+    syntax(
+        "fuzz_typed_arrow_block_in_computed_member_in_conditional",
+        "x = c ? f[(a: T): T => {}] : 2;",
+    ),
+    // Malformed escapes ending in `_` in a tagged template (allowed there by JavaScript).
+    syntax("fuzz_tagged_template_hex_escape_underscore", "f`\\x_`;"),
+    syntax("fuzz_tagged_template_unicode_escape_underscore", "f`\\u_`;"),
+    // A getter with a rest parameter.
+    syntax("fuzz_class_getter_with_rest_parameter", "class C { get a(...b) {} }"),
+    syntax("fuzz_object_getter_with_rest_parameter", "x = { get a(...b) {} };"),
+    // A type predicate naming a strict-mode reserved word in a class method.
+    syntax("fuzz_class_method_predicate_on_yield", "class C { m(): yield is T {} }"),
+    syntax("fuzz_class_method_predicate_on_let", "class C { m(): let is T {} }"),
+    syntax("fuzz_class_method_predicate_on_static", "class C { m(): static is T {} }"),
+    syntax("fuzz_class_method_predicate_on_yield_computed_key", "class a { [``](): yield is [] }"),
 ];
 
 #[test]

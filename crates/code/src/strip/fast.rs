@@ -24,21 +24,23 @@ use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     ArrowFunctionBody, ArrowFunctionExpression, AssignmentExpression, AssignmentPattern,
     AssignmentTarget, AwaitExpression, BinaryExpression, BindingIdentifier, BindingPattern,
-    BreakStatement, Class, ClassBody, ClassElement, ContinueStatement, Declaration, Decorator,
-    DoWhileStatement, Expression, ExpressionStatement, ForInStatement, ForOfStatement,
-    ForStatement, ForStatementInit, ForStatementLeft, FormalParameter, FormalParameters, Function,
-    FunctionBody, IdentifierReference, IfStatement, JSDocNonNullableType, JSDocNullableType,
-    JSDocUnknownType, LabeledStatement, LogicalExpression, MethodDefinition, MethodDefinitionKind,
-    MethodDefinitionType, NumericLiteral, ObjectProperty, Program, PropertyDefinition,
-    PropertyDefinitionType, PropertyKey, PropertyKind, Statement, StringLiteral, SwitchStatement,
+    BreakStatement, Class, ClassBody, ClassElement, ConditionalExpression, ContinueStatement,
+    Declaration, Decorator, DoWhileStatement, Expression, ExpressionStatement, ForInStatement,
+    ForOfStatement, ForStatement, ForStatementInit, ForStatementLeft, FormalParameter,
+    FormalParameters, Function, FunctionBody, IdentifierReference, IfStatement,
+    JSDocNonNullableType, JSDocNullableType, JSDocUnknownType, LabeledStatement, LogicalExpression,
+    MethodDefinition, MethodDefinitionKind, MethodDefinitionType, NumericLiteral, ObjectProperty,
+    Program, PropertyDefinition, PropertyDefinitionType, PropertyKey, PropertyKind,
+    SequenceExpression, SimpleAssignmentTarget, Statement, StringLiteral, SwitchStatement,
     TSAccessibility, TSAsExpression, TSCallSignatureDeclaration, TSClassImplements,
     TSConstructorType, TSEnumDeclaration, TSFunctionType, TSImportEqualsDeclaration,
-    TSInstantiationExpression, TSInterfaceBody, TSMethodSignature, TSMethodSignatureKind,
-    TSNonNullExpression, TSPropertySignature, TSSatisfiesExpression, TSSignature, TSThisParameter,
-    TSType, TSTypeAnnotation, TSTypeAssertion, TSTypeLiteral, TSTypeName, TSTypeParameter,
-    TSTypeParameterDeclaration, TSTypeParameterInstantiation, TSTypePredicate, TSTypePredicateName,
-    TSTypeQueryExprName, TSTypeReference, VariableDeclaration, VariableDeclarationKind,
-    VariableDeclarator, WhileStatement, WithStatement, YieldExpression,
+    TSIndexSignatureName, TSInstantiationExpression, TSInterfaceBody, TSMethodSignature,
+    TSMethodSignatureKind, TSNonNullExpression, TSPropertySignature, TSSatisfiesExpression,
+    TSSignature, TSThisParameter, TSType, TSTypeAnnotation, TSTypeAssertion, TSTypeLiteral,
+    TSTypeName, TSTypeParameter, TSTypeParameterDeclaration, TSTypeParameterInstantiation,
+    TSTypePredicate, TSTypePredicateName, TSTypeQueryExprName, TSTypeReference, TemplateLiteral,
+    VariableDeclaration, VariableDeclarationKind, VariableDeclarator, WhileStatement,
+    WithStatement, YieldExpression,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_parser::{ParseOptions, Parser};
@@ -492,6 +494,8 @@ struct Eraser<'s> {
     parameters: u32,
     /// Above zero inside class static blocks (`await` there is refused).
     static_blocks: u32,
+    /// Above zero inside the middle of a conditional (`a ? here : b`).
+    consequents: u32,
     /// Classes around the walk: their code is strict (octal escapes are refused).
     classes: u32,
     /// Every enclosing label, across functions, fields and static blocks (a duplicate
@@ -526,6 +530,7 @@ impl<'s> Eraser<'s> {
             checking: 0,
             parameters: 0,
             static_blocks: 0,
+            consequents: 0,
             classes: 0,
             all_labels: Vec::new(),
 
@@ -1025,6 +1030,13 @@ impl<'s> Eraser<'s> {
             setter: method.kind == MethodDefinitionKind::Set,
         };
         let erased = member.is_abstract || function.body.is_none();
+        let arity = function.params.items.len() + usize::from(function.params.rest.is_some());
+        if (member.getter && arity != 0)
+            || (member.setter && (arity != 1 || function.params.rest.is_some()))
+        {
+            self.give_up();
+            return false;
+        }
         if self.member_is_refused(&member)
             || (named_constructor && !constructor)
             || (constructor
@@ -1102,7 +1114,10 @@ impl<'s> Eraser<'s> {
             let Some(next) = self.next_token(end) else {
                 return;
             };
-            if !(next.after_line_break || matches!(next.byte, b';' | b',')) {
+            // A line break does not separate a member from a following `[`, `(` or `<`
+            // in the reference (it may continue the member).
+            let continues = matches!(next.byte, b'[' | b'(' | b'<');
+            if !(next.after_line_break && !continues || matches!(next.byte, b';' | b',')) {
                 self.give_up();
                 return;
             }
@@ -1314,13 +1329,35 @@ fn type_name_is_reserved(name: &TSTypeName<'_>) -> bool {
 /// `a + b as T * c`: TypeScript reads `((a + b) as T) * c`, which blanked reads
 /// `a + b * c`; the reference refuses a cast of an operation followed by another
 /// operator. Given up on whatever the operators' precedences.
+/// Whether an operand is an unparenthesized `as`/`satisfies` cast: oxc and the reference
+/// do not always agree on how far such a cast reaches (`c & a < b as T + 1`).
+fn is_cast(operand: &Expression<'_>) -> bool {
+    matches!(operand, Expression::TSAsExpression(_) | Expression::TSSatisfiesExpression(_))
+}
+
+/// The last operand of a chain of binary operations ends with a `<` comparison.
+fn ends_with_less(expression: &Expression<'_>) -> bool {
+    matches!(expression, Expression::BinaryExpression(b) if b.operator == BinaryOperator::LessThan
+        || ends_with_less(&b.right))
+}
+
+/// The first operand of a chain of binary operations starts with a `>`-like comparison.
+fn starts_with_greater(expression: &Expression<'_>) -> bool {
+    matches!(expression, Expression::BinaryExpression(b) if matches!(b.operator,
+        BinaryOperator::GreaterThan | BinaryOperator::GreaterEqualThan
+        | BinaryOperator::ShiftRight | BinaryOperator::ShiftRightZeroFill)
+        || starts_with_greater(&b.left))
+}
+
 fn is_cast_of_operation(mut operand: &Expression<'_>) -> bool {
     let mut casts = 0;
     loop {
         operand = match operand {
             Expression::TSAsExpression(cast) => &cast.expression,
             Expression::TSSatisfiesExpression(cast) => &cast.expression,
-            Expression::BinaryExpression(_) | Expression::LogicalExpression(_) => return casts > 0,
+            Expression::BinaryExpression(_)
+            | Expression::LogicalExpression(_)
+            | Expression::PrivateInExpression(_) => return casts > 0,
             _ => return false,
         };
         casts += 1;
@@ -1396,6 +1433,7 @@ fn is_touchy_identifier(name: &str) -> bool {
         name,
         "arguments"
             | "eval"
+            | "using"
             | "let"
             | "static"
             | "yield"
@@ -1465,6 +1503,7 @@ fn erased_statement(statement: &Statement<'_>) -> Erase {
                 Erase::Whole
             }
         }
+        Statement::FunctionDeclaration(function) if function.id.is_none() => Erase::GiveUp,
         Statement::FunctionDeclaration(function) if function.declare || function.body.is_none() => {
             // The reference refuses default values in a signature, and `declare async`.
             if has_initializer(function) || function.r#async || function.generator {
@@ -1749,7 +1788,8 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_function_body(&mut self, body: &FunctionBody<'a>) {
-        if !body.directives.is_empty() {
+        // A body in erased (ambient) code is refused by the reference.
+        if !body.directives.is_empty() || self.checking > 0 {
             // A directive makes the code strict, where the reference refuses more than
             // oxc's parser does; directives are rare in programs, so give up on them.
             self.give_up();
@@ -1891,11 +1931,18 @@ impl<'a> Visit<'a> for Eraser<'_> {
         // `(p): A | (T) => p`: the reference reads `(T) => p` as a function type (a
         // parenthesized type on its own is fine).
         let return_type_ends_with_parenthesis = arrow.return_type.as_ref().is_some_and(|r| {
-            let parenthesized_type = matches!(r.type_annotation, TSType::TSParenthesizedType(_));
+            let parenthesized_type = matches!(&r.type_annotation, TSType::TSParenthesizedType(p)
+                if matches!(p.type_annotation, TSType::TSUnionType(_) | TSType::TSIntersectionType(_)));
             self.bytes().get(r.span.end as usize - 1) == Some(&b')')
                 && (!parenthesized_type || arrow.params.items.is_empty())
         });
         if return_type_ends_with_parenthesis {
+            self.give_up();
+            return;
+        }
+        // `a ? (x): T => x : y`: the reference reads the return type's `:` as the
+        // conditional's.
+        if self.consequents > 0 && arrow.return_type.is_some() {
             self.give_up();
             return;
         }
@@ -1926,6 +1973,9 @@ impl<'a> Visit<'a> for Eraser<'_> {
         if (expression.operator == BinaryOperator::Exponential
             && is_unary_operand(&expression.left))
             || is_cast_of_operation(&expression.left)
+            || is_cast(&expression.left)
+            || is_cast(&expression.right)
+            || (ends_with_less(&expression.left) && starts_with_greater(&expression.right))
         {
             self.give_up();
             return;
@@ -1960,8 +2010,46 @@ impl<'a> Visit<'a> for Eraser<'_> {
         walk::walk_binary_expression(self, expression);
     }
 
+    fn visit_conditional_expression(&mut self, expression: &ConditionalExpression<'a>) {
+        self.visit_expression(&expression.test);
+        self.consequents += 1;
+        self.visit_expression(&expression.consequent);
+        self.consequents -= 1;
+        self.visit_expression(&expression.alternate);
+    }
+
+    fn visit_ts_index_signature_name(&mut self, name: &TSIndexSignatureName<'a>) {
+        if is_reserved_word(&name.name) || is_touchy_identifier(&name.name) {
+            self.give_up();
+            return;
+        }
+        walk::walk_ts_index_signature_name(self, name);
+    }
+
+    fn visit_template_literal(&mut self, literal: &TemplateLiteral<'a>) {
+        // `\u___` and other malformed escapes (allowed in tagged templates) are read
+        // differently by the reference.
+        for quasi in &literal.quasis {
+            let raw = quasi.value.raw.as_bytes();
+            let malformed = raw.windows(2).enumerate().any(|(i, pair)| {
+                pair[0] == b'\\'
+                    && (i == 0 || raw[i - 1] != b'\\')
+                    && matches!(pair[1], b'u' | b'x')
+                    && !raw.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit() || *b == b'{')
+            });
+            if malformed {
+                self.give_up();
+                return;
+            }
+        }
+        walk::walk_template_literal(self, literal);
+    }
+
     fn visit_logical_expression(&mut self, expression: &LogicalExpression<'a>) {
-        if is_cast_of_operation(&expression.left) {
+        if is_cast_of_operation(&expression.left)
+            || is_cast(&expression.left)
+            || is_cast(&expression.right)
+        {
             self.give_up();
             return;
         }
@@ -1981,6 +2069,43 @@ impl<'a> Visit<'a> for Eraser<'_> {
             return;
         }
         walk::walk_assignment_expression(self, expression);
+    }
+
+    fn visit_simple_assignment_target(&mut self, target: &SimpleAssignmentTarget<'a>) {
+        // `[a as const] = b`, `for (a as const of b)`: refused by the reference.
+        if matches!(
+            target,
+            SimpleAssignmentTarget::TSAsExpression(_)
+                | SimpleAssignmentTarget::TSSatisfiesExpression(_)
+                | SimpleAssignmentTarget::TSNonNullExpression(_)
+                | SimpleAssignmentTarget::TSTypeAssertion(_)
+        ) {
+            self.give_up();
+            return;
+        }
+        walk::walk_simple_assignment_target(self, target);
+    }
+
+    fn visit_property_key(&mut self, key: &PropertyKey<'a>) {
+        // `{ async 1n() {} }`: BigInt keys are refused by the reference in places.
+        if matches!(key, PropertyKey::BigIntLiteral(_)) {
+            self.give_up();
+            return;
+        }
+        walk::walk_property_key(self, key);
+    }
+
+    fn visit_sequence_expression(&mut self, expression: &SequenceExpression<'a>) {
+        // `a < 1, 1 > {}`: the reference reads `<1, 1>` as type arguments.
+        let mut less = false;
+        for element in &expression.expressions {
+            if less && starts_with_greater(element) {
+                self.give_up();
+                return;
+            }
+            less |= ends_with_less(element);
+        }
+        walk::walk_sequence_expression(self, expression);
     }
 
     fn visit_object_property(&mut self, property: &ObjectProperty<'a>) {
@@ -2095,7 +2220,14 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_method_signature(&mut self, signature: &TSMethodSignature<'a>) {
-        if signature.kind != TSMethodSignatureKind::Method {
+        let plain_key = signature.computed
+            || matches!(
+                signature.key,
+                PropertyKey::StaticIdentifier(_)
+                    | PropertyKey::StringLiteral(_)
+                    | PropertyKey::NumericLiteral(_)
+            );
+        if signature.kind != TSMethodSignatureKind::Method || !plain_key {
             self.give_up();
             return;
         }
@@ -2117,6 +2249,12 @@ impl<'a> Visit<'a> for Eraser<'_> {
             return;
         };
         self.return_predicates.swap_remove(index);
+        if let TSTypePredicateName::Identifier(name) = &predicate.parameter_name
+            && (is_reserved_word(&name.name) || is_touchy_identifier(&name.name))
+        {
+            self.give_up();
+            return;
+        }
         walk::walk_ts_type_predicate(self, predicate);
     }
 
