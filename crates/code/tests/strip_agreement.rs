@@ -8369,6 +8369,17 @@ try {
     // Malformed escapes ending in `_` in a tagged template (allowed there by JavaScript).
     syntax("fuzz_tagged_template_hex_escape_underscore", "f`\\x_`;"),
     syntax("fuzz_tagged_template_unicode_escape_underscore", "f`\\u_`;"),
+    // The same after hex digits: a `_` ending the escape's digits (found again after the
+    // escapes above were handled; `\u12_3`, between two digits, is taken by both).
+    syntax("fuzz_tagged_template_unicode_escape_digit_then_underscore", "f`\\u1_`;"),
+    syntax("fuzz_tagged_template_hex_escape_digit_then_underscore", "f`\\x1_`;"),
+    syntax("fuzz_tagged_template_unicode_escape_two_digits_then_underscore", "f`\\u00_`;"),
+    syntax("fuzz_tagged_template_braced_unicode_escape_trailing_underscore", "f`\\u{1_}`;"),
+    syntax(
+        "fuzz_tagged_template_escape_digit_then_underscore_after_substitution",
+        "f`a${1}\\u1_`;",
+    ),
+    unchanged("fuzz_tagged_template_unicode_escape_underscore_between_digits", "f`\\u12_3`;"),
     // A getter with a rest parameter.
     syntax("fuzz_class_getter_with_rest_parameter", "class C { get a(...b) {} }"),
     syntax("fuzz_object_getter_with_rest_parameter", "x = { get a(...b) {} };"),

@@ -1329,6 +1329,35 @@ fn type_name_is_reserved(name: &TSTypeName<'_>) -> bool {
 /// `a + b as T * c`: TypeScript reads `((a + b) as T) * c`, which blanked reads
 /// `a + b * c`; the reference refuses a cast of an operation followed by another
 /// operator. Given up on whatever the operators' precedences.
+/// Whether raw template text has a `\x` or `\u` escape that is not exactly `\xHH`,
+/// `\uHHHH` or `\u{H…}`.
+fn has_malformed_hex_escape(raw: &[u8]) -> bool {
+    let hex = |at: usize, count: usize| {
+        raw.get(at..at + count).is_some_and(|digits| digits.iter().all(u8::is_ascii_hexdigit))
+    };
+    let mut at = 0;
+    while at < raw.len() {
+        if raw[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        let well_formed = match raw.get(at + 1) {
+            Some(b'x') => hex(at + 2, 2),
+            Some(b'u') if raw.get(at + 2) == Some(&b'{') => {
+                let digits = raw[at + 3..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
+                digits > 0 && raw.get(at + 3 + digits) == Some(&b'}')
+            }
+            Some(b'u') => hex(at + 2, 4),
+            _ => true,
+        };
+        if !well_formed {
+            return true;
+        }
+        at += 2;
+    }
+    false
+}
+
 /// Whether an operand is an unparenthesized `as`/`satisfies` cast: oxc and the reference
 /// do not always agree on how far such a cast reaches (`c & a < b as T + 1`).
 fn is_cast(operand: &Expression<'_>) -> bool {
@@ -2027,20 +2056,11 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_template_literal(&mut self, literal: &TemplateLiteral<'a>) {
-        // `\u___` and other malformed escapes (allowed in tagged templates) are read
+        // Malformed `\x`/`\u` escapes (allowed in tagged templates, e.g. `\u1_`) are read
         // differently by the reference.
-        for quasi in &literal.quasis {
-            let raw = quasi.value.raw.as_bytes();
-            let malformed = raw.windows(2).enumerate().any(|(i, pair)| {
-                pair[0] == b'\\'
-                    && (i == 0 || raw[i - 1] != b'\\')
-                    && matches!(pair[1], b'u' | b'x')
-                    && !raw.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit() || *b == b'{')
-            });
-            if malformed {
-                self.give_up();
-                return;
-            }
+        if literal.quasis.iter().any(|quasi| has_malformed_hex_escape(quasi.value.raw.as_bytes())) {
+            self.give_up();
+            return;
         }
         walk::walk_template_literal(self, literal);
     }
