@@ -398,10 +398,7 @@ struct Part {
 }
 
 fn strip_part(code: &str, start: Start) -> Option<Part> {
-    let mut wrapped = String::with_capacity(PREFIX.len() + code.len() + SUFFIX.len());
-    wrapped.push_str(PREFIX);
-    wrapped.push_str(code);
-    wrapped.push_str(SUFFIX);
+    let wrapped = super::wrap(code);
     let mut arena = ARENAS.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default();
     let part = strip_wrapped(&arena, &wrapped, start);
     let used = arena.used_bytes();
@@ -1030,10 +1027,7 @@ impl<'s> Eraser<'s> {
             setter: method.kind == MethodDefinitionKind::Set,
         };
         let erased = member.is_abstract || function.body.is_none();
-        let arity = function.params.items.len() + usize::from(function.params.rest.is_some());
-        if (member.getter && arity != 0)
-            || (member.setter && (arity != 1 || function.params.rest.is_some()))
-        {
+        if has_wrong_accessor_arity(function, member.getter, member.setter) {
             self.give_up();
             return false;
         }
@@ -1326,9 +1320,6 @@ fn type_name_is_reserved(name: &TSTypeName<'_>) -> bool {
     }
 }
 
-/// `a + b as T * c`: TypeScript reads `((a + b) as T) * c`, which blanked reads
-/// `a + b * c`; the reference refuses a cast of an operation followed by another
-/// operator. Given up on whatever the operators' precedences.
 /// Whether raw template text has a `\x` or `\u` escape that is not exactly `\xHH`,
 /// `\uHHHH` or `\u{H…}`.
 fn has_malformed_hex_escape(raw: &[u8]) -> bool {
@@ -1358,8 +1349,10 @@ fn has_malformed_hex_escape(raw: &[u8]) -> bool {
     false
 }
 
-/// Whether an operand is an unparenthesized `as`/`satisfies` cast: oxc and the reference
-/// do not always agree on how far such a cast reaches (`c & a < b as T + 1`).
+/// Whether an operand is an unparenthesized `as`/`satisfies` cast. Such an operand is
+/// given up on: oxc and the reference do not always agree on how far the cast reaches
+/// (`c & a < b as T + 1`), and `a + b as T * c` (TypeScript: `((a + b) as T) * c`) would
+/// read `a + b * c` once blanked, which the reference refuses.
 fn is_cast(operand: &Expression<'_>) -> bool {
     matches!(operand, Expression::TSAsExpression(_) | Expression::TSSatisfiesExpression(_))
 }
@@ -1376,21 +1369,6 @@ fn starts_with_greater(expression: &Expression<'_>) -> bool {
         BinaryOperator::GreaterThan | BinaryOperator::GreaterEqualThan
         | BinaryOperator::ShiftRight | BinaryOperator::ShiftRightZeroFill)
         || starts_with_greater(&b.left))
-}
-
-fn is_cast_of_operation(mut operand: &Expression<'_>) -> bool {
-    let mut casts = 0;
-    loop {
-        operand = match operand {
-            Expression::TSAsExpression(cast) => &cast.expression,
-            Expression::TSSatisfiesExpression(cast) => &cast.expression,
-            Expression::BinaryExpression(_)
-            | Expression::LogicalExpression(_)
-            | Expression::PrivateInExpression(_) => return casts > 0,
-            _ => return false,
-        };
-        casts += 1;
-    }
 }
 
 fn is_constructor_string(key: &PropertyKey<'_>) -> bool {
@@ -1448,6 +1426,32 @@ fn is_reserved_word(name: &str) -> bool {
             | "public"
             | "await"
     )
+}
+
+/// `const x;` (or `using`) outside `declare`: refused by the reference.
+fn lacks_required_initializer(declaration: &VariableDeclaration<'_>) -> bool {
+    !matches!(declaration.kind, VariableDeclarationKind::Var | VariableDeclarationKind::Let)
+        && declaration.declarations.iter().any(|d| d.init.is_none())
+}
+
+/// A getter with parameters or a setter without exactly one (not a rest): the reference
+/// refuses them while parsing.
+fn has_wrong_accessor_arity(function: &Function<'_>, getter: bool, setter: bool) -> bool {
+    let rest = function.params.rest.is_some();
+    let arity = function.params.items.len() + usize::from(rest);
+    (getter && arity != 0) || (setter && (arity != 1 || rest))
+}
+
+/// A key the reference takes in a type literal or interface member: a name, a string, a
+/// number, or a computed key (a BigInt key, for one, it refuses).
+fn is_plain_signature_key(key: &PropertyKey<'_>, computed: bool) -> bool {
+    computed
+        || matches!(
+            key,
+            PropertyKey::StaticIdentifier(_)
+                | PropertyKey::StringLiteral(_)
+                | PropertyKey::NumericLiteral(_)
+        )
 }
 
 fn has_initializer(function: &Function<'_>) -> bool {
@@ -1603,9 +1607,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
             return;
         }
         if let Statement::VariableDeclaration(declaration) = statement
-            && declaration.kind != VariableDeclarationKind::Var
-            && declaration.kind != VariableDeclarationKind::Let
-            && declaration.declarations.iter().any(|d| d.init.is_none())
+            && lacks_required_initializer(declaration)
         {
             // `const x: T;` outside `declare`: refused by the reference.
             self.give_up();
@@ -1761,9 +1763,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
 
     fn visit_for_statement(&mut self, statement: &ForStatement<'a>) {
         if let Some(ForStatementInit::VariableDeclaration(declaration)) = &statement.init
-            && declaration.kind != VariableDeclarationKind::Var
-            && declaration.kind != VariableDeclarationKind::Let
-            && declaration.declarations.iter().any(|d| d.init.is_none())
+            && lacks_required_initializer(declaration)
         {
             self.give_up();
             return;
@@ -2001,7 +2001,6 @@ impl<'a> Visit<'a> for Eraser<'_> {
     fn visit_binary_expression(&mut self, expression: &BinaryExpression<'a>) {
         if (expression.operator == BinaryOperator::Exponential
             && is_unary_operand(&expression.left))
-            || is_cast_of_operation(&expression.left)
             || is_cast(&expression.left)
             || is_cast(&expression.right)
             || (ends_with_less(&expression.left) && starts_with_greater(&expression.right))
@@ -2066,10 +2065,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_logical_expression(&mut self, expression: &LogicalExpression<'a>) {
-        if is_cast_of_operation(&expression.left)
-            || is_cast(&expression.left)
-            || is_cast(&expression.right)
-        {
+        if is_cast(&expression.left) || is_cast(&expression.right) {
             self.give_up();
             return;
         }
@@ -2130,17 +2126,15 @@ impl<'a> Visit<'a> for Eraser<'_> {
 
     fn visit_object_property(&mut self, property: &ObjectProperty<'a>) {
         // Accessor parameter counts: checked by the reference while parsing.
-        if let Expression::FunctionExpression(function) = &property.value {
-            let count = function.params.items.len() + usize::from(function.params.rest.is_some());
-            let wrong = match property.kind {
-                PropertyKind::Get => count != 0,
-                PropertyKind::Set => count != 1 || function.params.rest.is_some(),
-                PropertyKind::Init => false,
-            };
-            if wrong {
-                self.give_up();
-                return;
-            }
+        if let Expression::FunctionExpression(function) = &property.value
+            && has_wrong_accessor_arity(
+                function,
+                property.kind == PropertyKind::Get,
+                property.kind == PropertyKind::Set,
+            )
+        {
+            self.give_up();
+            return;
         }
         walk::walk_object_property(self, property);
     }
@@ -2240,13 +2234,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_method_signature(&mut self, signature: &TSMethodSignature<'a>) {
-        let plain_key = signature.computed
-            || matches!(
-                signature.key,
-                PropertyKey::StaticIdentifier(_)
-                    | PropertyKey::StringLiteral(_)
-                    | PropertyKey::NumericLiteral(_)
-            );
+        let plain_key = is_plain_signature_key(&signature.key, signature.computed);
         if signature.kind != TSMethodSignatureKind::Method || !plain_key {
             self.give_up();
             return;
@@ -2391,13 +2379,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_ts_property_signature(&mut self, signature: &TSPropertySignature<'a>) {
-        let plain_key = signature.computed
-            || matches!(
-                signature.key,
-                PropertyKey::StaticIdentifier(_)
-                    | PropertyKey::StringLiteral(_)
-                    | PropertyKey::NumericLiteral(_)
-            );
+        let plain_key = is_plain_signature_key(&signature.key, signature.computed);
         if !plain_key {
             self.give_up();
             return;
