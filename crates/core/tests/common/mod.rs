@@ -18,6 +18,19 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
     dsh_core::local::live_group_members(pgid)
 }
 
+/// Whether some live member of group `pgid` has already exec'd `program`.
+///
+/// A shell makes the new job the terminal's foreground group in the forked child *before*
+/// it execs the program; a SIGINT in that window reaches a copy of the interactive shell,
+/// which ignores it, and the program then runs to its end. Tests that interrupt a job wait
+/// for the exec first.
+pub fn group_runs(pgid: u32, program: &str) -> bool {
+    group_members(pgid).into_iter().any(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|comm| comm.trim_end() == program)
+    })
+}
+
 /// Polls `check` until it holds or `timeout` passes; returns whether it held.
 pub async fn eventually<F, Fut>(timeout: Duration, mut check: F) -> bool
 where

@@ -241,8 +241,19 @@ async fn terminals_stream_exact_bytes_resize_and_signal_the_foreground_job() {
     }
     assert_eq!(foreground, terminal.pid());
     terminal.write(b"sleep 30\n").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let job = terminal.foreground_group().await.unwrap();
+    // The job must have exec'd `sleep`: before that, its forked shell ignores SIGINT.
+    let mut job = terminal.pid();
+    for _ in 0..250 {
+        job = terminal.foreground_group().await.unwrap();
+        let runs_sleep = group_members(job).into_iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim_end() == "sleep")
+        });
+        if job != terminal.pid() && runs_sleep {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_ne!(job, terminal.pid());
     assert_eq!(terminal.signal_foreground(Signal::Int).await.unwrap(), job);
     terminal.write(b"echo back-$((40+2))\n").await.unwrap();
