@@ -24,24 +24,64 @@ impl Local {
     }
 }
 
-/// The live (not zombie) processes of process group `pgid` on this host, from `/proc`.
-/// Used to check that a group really ended (and by tests of every backend that runs
-/// processes on this host).
-pub fn live_group_members(pgid: u32) -> Vec<u32> {
+/// One live process of this host, as `/proc/<pid>/stat` describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostProcess {
+    pub pid: u32,
+    pub parent: u32,
+    pub group: u32,
+    /// The kernel's command name (`comm`: the executable's name, at most 15 bytes).
+    pub name: String,
+}
+
+/// The live (not zombie) processes of this host, from `/proc`. Used to check that a group
+/// really ended, and by tests of every backend that runs processes on this host (for
+/// example to wait until a shell's job has exec'd its program).
+pub fn live_processes() -> Vec<HostProcess> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // The command is in parentheses and may contain spaces: parse after the last ')'.
+            // The name is in parentheses and may itself contain ')' or spaces.
+            let name = stat.get(stat.find('(')? + 1..stat.rfind(')')?)?;
             let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
             let state = fields.next()?;
-            let _ppid = fields.next()?;
-            let group: u32 = fields.next()?.parse().ok()?;
-            (group == pgid && state != "Z" && state != "X").then_some(pid)
+            let parent = fields.next()?.parse().ok()?;
+            let group = fields.next()?.parse().ok()?;
+            (state != "Z" && state != "X").then(|| HostProcess {
+                pid,
+                parent,
+                group,
+                name: name.to_owned(),
+            })
         })
         .collect()
+}
+
+/// The live (not zombie) processes of process group `pgid` on this host.
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    live_processes().into_iter().filter(|p| p.group == pgid).map(|p| p.pid).collect()
+}
+
+/// Re-reads this host's process table every 20 ms until `check` holds or `timeout`
+/// passes; returns whether it held. For callers that must see a process state the kernel
+/// reaches asynchronously (a job that has exec'd, a group that has gone).
+pub async fn wait_for_processes(
+    timeout: std::time::Duration,
+    mut check: impl FnMut(&[HostProcess]) -> bool,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if check(&live_processes()) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 /// Sends `signal` to process group `pgid`.

@@ -25,10 +25,7 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
 /// which ignores it, and the program then runs to its end. Tests that interrupt a job wait
 /// for the exec first.
 pub fn group_runs(pgid: u32, program: &str) -> bool {
-    group_members(pgid).into_iter().any(|pid| {
-        std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .is_ok_and(|comm| comm.trim_end() == program)
-    })
+    dsh_core::local::live_processes().iter().any(|p| p.group == pgid && p.name == program)
 }
 
 /// Polls `check` until it holds or `timeout` passes; returns whether it held.

@@ -34,7 +34,10 @@ fn bash(script: &str, cwd: &Path) -> SpawnSpec {
     SpawnSpec::new(["/bin/bash", "-c", script], cwd, env())
 }
 
-use dsh_core::local::live_group_members as group_members;
+use dsh_core::local::{HostProcess, wait_for_processes};
+
+/// How long a process change the kernel makes asynchronously may take to be visible.
+const SETTLE: Duration = Duration::from_secs(5);
 
 #[tokio::test]
 async fn versions_agree_between_reads_stats_and_writes_and_stale_edits_are_refused() {
@@ -148,17 +151,23 @@ async fn timeouts_kill_the_whole_group_and_sigterm_ignorers_get_killed() {
     spec.grace = Duration::from_millis(300);
     let process = backend.spawn(spec).await.unwrap();
     let pid = process.pid();
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    assert_eq!(group_members(pid).len(), 3);
+    let in_group = |procs: &[HostProcess]| procs.iter().filter(|p| p.group == pid).count();
+    assert!(wait_for_processes(SETTLE, |procs| in_group(procs) == 3).await, "bash + 2 sleeps");
     let status = process.wait().await;
     assert_eq!(status.reason, dsh_core::EndReason::TimedOut);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(group_members(pid), Vec::<u32>::new());
+    assert!(wait_for_processes(SETTLE, |procs| in_group(procs) == 0).await);
 
     let mut stubborn = bash("trap '' TERM; sleep 100", &daemon.home);
     stubborn.grace = Duration::from_millis(300);
     let process = backend.spawn(stubborn).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // `sleep` runs only once the trap is set.
+    let group = process.pid();
+    assert!(
+        wait_for_processes(SETTLE, |procs| {
+            procs.iter().any(|p| p.group == group && p.name == "sleep")
+        })
+        .await
+    );
     let began = Instant::now();
     let status = process.terminate().await;
     assert_eq!(status.signal, Some(9));
@@ -242,26 +251,20 @@ async fn terminals_stream_exact_bytes_resize_and_signal_the_foreground_job() {
     assert_eq!(foreground, terminal.pid());
     terminal.write(b"sleep 30\n").await.unwrap();
     // The job must have exec'd `sleep`: before that, its forked shell ignores SIGINT.
-    let mut job = terminal.pid();
-    for _ in 0..250 {
-        job = terminal.foreground_group().await.unwrap();
-        let runs_sleep = group_members(job).into_iter().any(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|comm| comm.trim_end() == "sleep")
-        });
-        if job != terminal.pid() && runs_sleep {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_ne!(job, terminal.pid());
+    let shell = terminal.pid();
+    let job_of = |procs: &[HostProcess]| {
+        procs.iter().find(|p| p.parent == shell && p.name == "sleep").map(|p| p.group)
+    };
+    assert!(wait_for_processes(SETTLE, |procs| job_of(procs).is_some()).await);
+    let job = terminal.foreground_group().await.unwrap();
+    assert_eq!(Some(job), job_of(&dsh_core::local::live_processes()));
+    assert_ne!(job, shell);
     assert_eq!(terminal.signal_foreground(Signal::Int).await.unwrap(), job);
     terminal.write(b"echo back-$((40+2))\n").await.unwrap();
     until(b"back-42\r\n", &mut seen).await;
     let status = terminal.terminate().await;
     assert!(status.signal.is_some() || status.code.is_some());
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(group_members(terminal.pid()), Vec::<u32>::new());
+    assert!(wait_for_processes(SETTLE, |procs| procs.iter().all(|p| p.group != shell)).await);
 }
 
 #[tokio::test]

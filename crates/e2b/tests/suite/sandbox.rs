@@ -45,6 +45,26 @@ fn env() -> std::collections::BTreeMap<String, String> {
     std::collections::BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())])
 }
 
+/// How many `sleep` processes run in the sandbox, counted inside it.
+async fn sleepers(sandbox: &Sandbox) -> String {
+    let script = "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l";
+    let count = sandbox.backend().run_helper(&["sh", "-c", script]).await.unwrap();
+    count.trim().to_owned()
+}
+
+/// Polls [`sleepers`] until it is `want` (processes start and die asynchronously);
+/// returns the last count.
+async fn await_sleepers(sandbox: &Sandbox, want: &str) -> String {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let count = sleepers(sandbox).await;
+        if count == want || tokio::time::Instant::now() >= deadline {
+            return count;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn files_and_commands_share_one_sandbox_and_the_host_is_untouched() {
     let daemon = Daemon::start().await;
@@ -103,21 +123,12 @@ impl Engine for BackgroundEngine {
             if let Some(process) = self.process.lock().await.take() {
                 process.terminate().await;
             }
-            let sleepers = self
-                .sandbox
-                .backend()
-                .run_helper(&[
-                    "sh",
-                    "-c",
-                    "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l",
-                ])
-                .await
-                .unwrap();
+            let sleepers = sleepers(&self.sandbox).await;
             let listed = self.sandbox.backend().envd().list_processes().await.unwrap().len();
             self.log
                 .lock()
                 .unwrap()
-                .push(format!("engine disposed: sleepers={} listed={listed}", sleepers.trim()));
+                .push(format!("engine disposed: sleepers={sleepers} listed={listed}"));
         })
     }
 }
@@ -129,13 +140,7 @@ async fn disposal_ends_engine_processes_before_the_sandbox_is_killed() {
     let sandbox = sandbox.unwrap();
     let spec = SpawnSpec::new(["/bin/bash", "-c", "sleep 100 & sleep 100"], &runtime.cwd, env());
     let process = runtime.subprocess.spawn(spec).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let before = sandbox
-        .backend()
-        .run_helper(&["sh", "-c", "grep -l '^sleep$' /proc/[0-9]*/comm | wc -l"])
-        .await
-        .unwrap();
-    assert_eq!(before.trim(), "2");
+    assert_eq!(await_sleepers(&sandbox, "2").await, "2");
     let log = Arc::new(std::sync::Mutex::new(Vec::new()));
     runtime.register_engine(Arc::new(BackgroundEngine {
         process: tokio::sync::Mutex::new(Some(process)),
@@ -164,13 +169,7 @@ async fn timeouts_kill_the_whole_group_inside_the_sandbox() {
     let process = runtime.subprocess.spawn(spec).await.unwrap();
     let status = process.wait().await;
     assert_eq!(status.reason, dsh_core::EndReason::TimedOut);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let left = sandbox
-        .backend()
-        .run_helper(&["sh", "-c", "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l"])
-        .await
-        .unwrap();
-    assert_eq!(left.trim(), "0");
+    assert_eq!(await_sleepers(&sandbox, "0").await, "0");
     runtime.dispose().await;
     daemon.stop().await;
 }

@@ -137,6 +137,9 @@ fn keepalive_event() -> ProcessEvent {
     ProcessEvent { event: Some(process_event::Event::Keepalive(process_event::KeepAlive {})) }
 }
 
+/// How long a deadline's reply waits for the killed process to be reaped.
+const REAP_AFTER_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Streams `start`, live output, keepalives while idle, and `end`.
 async fn stream_events<M: dsh_proto::connect::WireMessage>(
     process: &ManagedProcess,
@@ -171,6 +174,17 @@ async fn stream_events<M: dsh_proto::connect::WireMessage>(
             () = deadline_passed => {
                 if kill_at_deadline {
                     spawn::signal_group(process.pid, libc::SIGKILL);
+                    // Answer once the process is reaped, so a List right after this reply
+                    // no longer shows it. Bounded: a grandchild that left the group may
+                    // hold the output pipes open.
+                    let reaped = async {
+                        while let Some(event) = subscription.recv().await {
+                            if matches!(event.event, Some(process_event::Event::End(_))) {
+                                break;
+                            }
+                        }
+                    };
+                    let _ = tokio::time::timeout(REAP_AFTER_DEADLINE, reaped).await;
                 }
                 return Err(ConnectError::new(Code::DeadlineExceeded, "the call's deadline passed"));
             }

@@ -192,19 +192,29 @@ async fn polling_watcher_reports_create_write_remove_relative_to_the_root() {
         .await
         .unwrap();
     assert!(created.watcher_id.starts_with('w') && created.watcher_id.len() == 21);
+    // Polls until `want` events have arrived (they come asynchronously), or 5 s pass.
+    let poll_until = async |seen: &mut Vec<(String, i32)>, want: usize| {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while seen.len() < want && tokio::time::Instant::now() < deadline {
+            let polled: GetWatcherEventsResponse = envd
+                .unary(
+                    "/filesystem.Filesystem/GetWatcherEvents",
+                    &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
+                )
+                .await
+                .unwrap();
+            seen.extend(polled.events.into_iter().map(|e| (e.name, e.r#type)));
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    let mut seen = Vec::new();
     std::fs::create_dir(watched.join("sub")).unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // The watcher watches `sub` before it reports its creation; files made in `sub`
+    // before that moment are not seen (as with inotify anywhere).
+    poll_until(&mut seen, 1).await;
     std::fs::write(watched.join("sub/f.txt"), "x").unwrap();
     std::fs::remove_file(watched.join("sub/f.txt")).unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let polled: GetWatcherEventsResponse = envd
-        .unary(
-            "/filesystem.Filesystem/GetWatcherEvents",
-            &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
-        )
-        .await
-        .unwrap();
-    let seen: Vec<(String, i32)> = polled.events.into_iter().map(|e| (e.name, e.r#type)).collect();
+    poll_until(&mut seen, 4).await;
     assert_eq!(
         seen,
         [
@@ -244,32 +254,35 @@ async fn watch_dir_streams_start_then_events_and_ends_at_the_deadline() {
     let envd = common::start().await;
     let watched = envd.home.join("w");
     std::fs::create_dir(&watched).unwrap();
-    let writer = {
-        let watched = watched.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-            std::fs::write(watched.join("new.txt"), "x").unwrap();
-        })
+    let request = WatchDirRequest {
+        path: watched.to_str().unwrap().into(),
+        include_entry: true,
+        ..Default::default()
     };
-    let outcome = envd
-        .stream::<_, WatchDirResponse>(
-            "/filesystem.Filesystem/WatchDir",
-            &WatchDirRequest {
-                path: watched.to_str().unwrap().into(),
-                include_entry: true,
-                ..Default::default()
-            },
-            &[("connect-timeout-ms", "600")],
-        )
-        .await;
-    writer.await.unwrap();
-    assert!(matches!(outcome.messages[0].event, Some(watch_dir_response::Event::Start(_))));
-    let Some(watch_dir_response::Event::Filesystem(created)) = &outcome.messages[1].event else {
-        panic!("expected a filesystem event: {:?}", outcome.messages);
+    let route = "/filesystem.Filesystem/WatchDir";
+    let mut stream = envd.open_stream(route, &request, &[("connect-timeout-ms", "1500")]).await;
+    // The watch is in place once the start event is sent.
+    let start = stream.next::<WatchDirResponse>().await.unwrap();
+    assert!(matches!(start.event, Some(watch_dir_response::Event::Start(_))), "{start:?}");
+    std::fs::write(watched.join("new.txt"), "x").unwrap();
+    let event = stream.next::<WatchDirResponse>().await.unwrap();
+    let Some(watch_dir_response::Event::Filesystem(created)) = &event.event else {
+        panic!("expected a filesystem event: {event:?}");
     };
     assert_eq!((created.name.as_str(), created.r#type), ("new.txt", EventType::Create as i32));
     assert_eq!(created.entry.as_ref().unwrap().name, "new.txt");
-    assert_eq!(outcome.end.error.unwrap().code, Code::DeadlineExceeded);
+    // Writing "x" closes with a write event; then the deadline ends the stream.
+    let mut rest = Vec::new();
+    while let Some(message) = stream.next::<WatchDirResponse>().await {
+        rest.push(message);
+    }
+    assert!(
+        rest.iter().all(|m| matches!(&m.event,
+            Some(watch_dir_response::Event::Filesystem(e)) if e.name == "new.txt")
+            || matches!(m.event, Some(watch_dir_response::Event::Keepalive(_)))),
+        "{rest:?}"
+    );
+    assert_eq!(stream.end.unwrap().error.unwrap().code, Code::DeadlineExceeded);
 
     let missing = envd
         .stream::<_, WatchDirResponse>(

@@ -7,6 +7,8 @@ use bytes::Bytes;
 use dsh_proto::connect::Code;
 use dsh_proto::process::*;
 
+use dsh_core::local::HostProcess;
+
 use crate::common::{self, bash};
 
 fn output_of(events: &[StartResponse]) -> (String, String, Option<process_event::EndEvent>) {
@@ -161,10 +163,10 @@ async fn the_deadline_kills_the_whole_process_group() {
     else {
         panic!("first event must be start");
     };
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(common::group_members(start.pid), Vec::<u32>::new());
+    // The reply comes once the process is reaped: the list no longer holds it.
     let list: ListResponse = envd.unary("/process.Process/List", &ListRequest {}).await.unwrap();
     assert!(list.processes.is_empty(), "{list:?}");
+    assert!(common::group_settles(start.pid, 0).await);
 }
 
 async fn first_pid(stream: &mut common::LiveStream) -> u32 {
@@ -406,8 +408,7 @@ async fn signals_follow_e2b_and_the_group_extension() {
             .unwrap_err();
         assert_eq!(err.code, Code::Unimplemented, "signal {bad}");
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(common::group_members(pid).len(), 3, "bash and two sleeps");
+    assert!(common::group_settles(pid, 3).await, "bash and two sleeps");
     let signalled: SendSignalResponse = envd
         .unary(
             "/process.Process/SendSignal",
@@ -426,8 +427,7 @@ async fn signals_follow_e2b_and_the_group_extension() {
     }
     let end = output_of(&rest).2.unwrap();
     assert_eq!((end.exit_code, end.status.as_str()), (-1, "signal: terminated"));
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(common::group_members(pid), Vec::<u32>::new());
+    assert!(common::group_settles(pid, 0).await);
 }
 
 #[tokio::test]
@@ -493,7 +493,11 @@ async fn pty_size_resize_foreground_signal_and_multibyte_output() {
     read_until(&mut stream, "30 100\r\n", &mut transcript).await;
 
     send("sleep 30\n").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // SIGINT reaches `sleep` only once the job has exec'd it.
+    let settle = Duration::from_secs(5);
+    let job_started =
+        |procs: &[HostProcess]| procs.iter().any(|p| p.parent == pid && p.name == "sleep");
+    assert!(dsh_core::local::wait_for_processes(settle, job_started).await);
     let signalled: SendSignalResponse = envd
         .unary(
             "/process.Process/SendSignal",
