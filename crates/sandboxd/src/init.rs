@@ -122,10 +122,12 @@ fn run() -> Result<i32, String> {
             return Ok(127);
         }
     };
-    send(&mut control, &Report::Ready { payload_pid: payload });
     // Keep the socket: when the daemon's end closes (its handle dropped, or the daemon
-    // killed), the kernel raises SIGIO and the sandbox ends with its owner.
+    // killed), the kernel raises SIGIO and the sandbox ends with its owner. Armed before
+    // `Ready`, since the owner may let go as soon as it reads that; a close that came
+    // even earlier is caught by the check `supervise` makes first.
     arm_lifeline(&control);
+    send(&mut control, &Report::Ready { payload_pid: payload });
     Ok(supervise(payload as libc::pid_t, &waited, control.as_raw_fd()))
 }
 
@@ -174,6 +176,10 @@ fn block_signals() -> libc::sigset_t {
 }
 
 fn supervise(payload: libc::pid_t, waited: &libc::sigset_t, lifeline: libc::c_int) -> i32 {
+    if daemon_gone(lifeline) {
+        // pid 1 exiting takes every process of the namespace with it.
+        return 128 + libc::SIGKILL;
+    }
     loop {
         // SAFETY: `waited` is an initialised set; a null siginfo pointer is allowed.
         let sig = unsafe { libc::sigwaitinfo(waited, std::ptr::null_mut()) };

@@ -180,6 +180,22 @@ fn sandboxes_start_from_a_multi_threaded_tokio_runtime_and_are_awaited_by_pidfd(
     });
 }
 
+/// The owner may let go the moment the launcher returns: the init must already be
+/// listening then (it once armed its lifeline only after reporting ready).
+#[test]
+fn an_owner_that_lets_go_right_after_the_start_still_ends_the_sandbox() {
+    for round in 0..20 {
+        let (_dir, spec) = base_spec("lifeline-race");
+        let mut shell = Shell::start(&spec, "exec sleep 10");
+        let began = std::time::Instant::now();
+        shell.process.close_lifeline();
+        let status = shell.process.wait().unwrap();
+        let took = began.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "round {round}: {took:?}");
+        assert_eq!(status.code(), Some(128 + 9), "round {round}");
+    }
+}
+
 #[test]
 fn the_sandbox_ends_when_its_owner_goes_away() {
     let (_dir, spec) = base_spec("lifeline");
