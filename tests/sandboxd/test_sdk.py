@@ -192,15 +192,15 @@ def test_presigned_file_urls_work_without_headers(daemon: Daemon):
 
 
 def test_commands_on_a_warm_sandbox_do_not_stall(sandbox):
-    # Reused connections through the proxy: without TCP_NODELAY each streamed command
-    # would wait ~40 ms for a delayed ACK. Typical here: ~4 ms.
+    # Reused connections through the proxy: without TCP_NODELAY EVERY streamed command
+    # waits ~40 ms for a delayed ACK. Typical here: ~4 ms. The fastest call is what tells
+    # the two apart: a loaded machine slows some calls, never all of them below 40 ms.
     durations = []
     for _ in range(15):
         start = time.perf_counter()
         assert sandbox.commands.run("echo ok").stdout == "ok\n"
         durations.append(time.perf_counter() - start)
-    durations.sort()
-    assert durations[len(durations) // 2] < 0.030, durations
+    assert min(durations) < 0.030, sorted(durations)
 
 
 def test_pty_through_the_proxy(sandbox):

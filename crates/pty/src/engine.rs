@@ -89,7 +89,13 @@ pub struct SessionInfo {
 pub struct Signalled {
     pub delivered: bool,
     pub target_pgid: u32,
+    /// Whether the shell's prompt came back within a short wait after the signal (the
+    /// job ended); `false` when the job is still running, or the shell itself was signalled.
+    pub prompt_returned: bool,
 }
+
+/// How long `signal` waits for the prompt to come back after signalling a job.
+const SIGNAL_SETTLE: Duration = Duration::from_millis(1000);
 
 struct Entry {
     owner: String,
@@ -206,8 +212,14 @@ impl TerminalEngine {
         if signal == Signal::Kill && foreground == session.pid() {
             return Err(EngineError::ShellKillRefused);
         }
+        let markers_before = session.markers();
         let target_pgid = session.signal_foreground(signal).await?;
-        Ok(Signalled { delivered: true, target_pgid })
+        // A job that dies of the signal hands the terminal back to the shell, which then
+        // prints its prompt. Waiting for that here keeps the prompt out of the next
+        // `send`, which would otherwise take it for the end of its own command.
+        let prompt_returned = target_pgid != session.pid()
+            && session.wait_for_prompt_after(markers_before, SIGNAL_SETTLE).await;
+        Ok(Signalled { delivered: true, target_pgid, prompt_returned })
     }
 
     /// Closes a session: TERM to its group, grace, KILL, then its exit.

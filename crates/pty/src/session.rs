@@ -233,6 +233,33 @@ impl Session {
         }
     }
 
+    /// How many prompt markers the shell has printed so far.
+    pub fn markers(&self) -> u64 {
+        lock(&self.view).markers
+    }
+
+    /// Waits (up to `limit`) until the shell prints a prompt marker beyond the first
+    /// `markers_before`; returns whether it did.
+    pub async fn wait_for_prompt_after(&self, markers_before: u64, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut changes = self.changes.clone();
+        loop {
+            {
+                let view = lock(&self.view);
+                if view.markers > markers_before && view.prompt_shown() {
+                    return true;
+                }
+                if view.closed {
+                    return false;
+                }
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return false,
+            }
+        }
+    }
+
     /// Types `text` (plus Enter when `submit`) and waits for readiness, up to `timeout`.
     pub async fn send(
         &self,

@@ -63,12 +63,19 @@ async fn echo_identity_and_sigint_in_the_sandbox() {
     let whoami = engine.send("agent", &id, "whoami; pwd", true, T).await.unwrap();
     assert!(whoami.output.ends_with("user\n/home/user/workspace\n$ "), "{:?}", whoami.output);
 
-    let long =
-        engine.send("agent", &id, "sleep 30", true, Duration::from_millis(500)).await.unwrap();
+    // `job-42` comes from the job's own `sh`, after the shell's fork exec'd it: a SIGINT
+    // after that line reaches the job.
+    let job = "sh -c 'echo job-$((6*7)); exec sleep 30'";
+    let long = engine.send("agent", &id, job, true, Duration::from_millis(500)).await.unwrap();
     assert_eq!(long.wait_reason, WaitReason::Timeout);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !engine.read("agent", &id, 0, 100).unwrap().text.contains("\njob-42") {
+        assert!(Instant::now() < deadline, "the job never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let began = Instant::now();
     let signalled = engine.signal("agent", &id, Signal::Int).await.unwrap();
-    assert!(signalled.delivered && signalled.target_pgid > 0);
+    assert!(signalled.delivered && signalled.target_pgid > 0 && signalled.prompt_returned);
     let back = engine.send("agent", &id, "echo back", true, T).await.unwrap();
     assert_eq!(back.wait_reason, WaitReason::StdinRead);
     assert!(began.elapsed() < Duration::from_secs(2), "{:?}", began.elapsed());
@@ -82,7 +89,7 @@ async fn echo_identity_and_sigint_in_the_sandbox() {
 
 #[tokio::test]
 async fn repl_pager_isolation_and_close_in_the_sandbox() {
-    let world = world(|c| c.readiness.idle = Duration::from_millis(700)).await;
+    let world = world(|c| c.readiness.idle = Duration::from_millis(1500)).await;
     let engine = &world.engine;
     let id = engine.open("a", None, None).await.unwrap().session_id;
     let repl = engine.send("a", &id, "python3 -q", true, T).await.unwrap();

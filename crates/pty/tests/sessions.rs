@@ -24,6 +24,23 @@ fn engine() -> TerminalEngine {
 
 const T: Duration = Duration::from_secs(10);
 
+/// A foreground job that says when it runs: `job-42` is printed by the job's own `sh`,
+/// after the interactive shell's fork has exec'd it, so a SIGINT after that line reaches
+/// the job (a forked interactive shell that has not exec'd yet would ignore it).
+const JOB: &str = "sh -c 'echo job-$((6*7)); exec sleep 30'";
+
+/// Polls the transcript until the job has announced itself (5 s at most).
+async fn job_announced(engine: &TerminalEngine, owner: &str, id: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if engine.read(owner, id, 0, 100).is_ok_and(|w| w.text.contains("\njob-42")) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn echo_returns_stdin_read_with_exact_multibyte_text() {
     let engine = engine();
@@ -46,11 +63,12 @@ async fn echo_returns_stdin_read_with_exact_multibyte_text() {
 async fn sigint_reaches_the_foreground_job_and_the_prompt_returns() {
     let engine = engine();
     let id = engine.open("a", None, None).await.unwrap().session_id;
-    let long = engine.send("a", &id, "sleep 30", true, Duration::from_millis(500)).await.unwrap();
+    let long = engine.send("a", &id, JOB, true, Duration::from_millis(500)).await.unwrap();
     assert_eq!(long.wait_reason, WaitReason::Timeout);
+    assert!(job_announced(&engine, "a", &id).await);
     let began = Instant::now();
     let signalled = engine.signal("a", &id, Signal::Int).await.unwrap();
-    assert!(signalled.delivered);
+    assert!(signalled.delivered && signalled.prompt_returned, "{signalled:?}");
     let sessions = engine.list("a");
     assert_ne!(signalled.target_pgid, 0);
     let back = engine.send("a", &id, "echo back", true, T).await.unwrap();
@@ -68,7 +86,7 @@ async fn sigint_reaches_the_foreground_job_and_the_prompt_returns() {
 
 #[tokio::test]
 async fn a_python_repl_is_driven_by_idle_detection() {
-    let engine = engine_with(|c| c.readiness.idle = Duration::from_millis(700));
+    let engine = engine_with(|c| c.readiness.idle = Duration::from_millis(1500));
     let id = engine.open("a", None, None).await.unwrap().session_id;
     let repl = engine.send("a", &id, "python3 -q", true, T).await.unwrap();
     assert_eq!(repl.wait_reason, WaitReason::InferredIdle);
@@ -83,7 +101,7 @@ async fn a_python_repl_is_driven_by_idle_detection() {
 
 #[tokio::test]
 async fn full_screen_programs_use_the_alternate_screen_and_quit_cleanly() {
-    let engine = engine_with(|c| c.readiness.idle = Duration::from_millis(700));
+    let engine = engine_with(|c| c.readiness.idle = Duration::from_millis(1500));
     let id = engine.open("a", None, None).await.unwrap().session_id;
     let less = engine.send("a", &id, "printf 'first\\nsecond\\n' | less", true, T).await.unwrap();
     assert_eq!(less.wait_reason, WaitReason::InferredIdle);
@@ -158,7 +176,7 @@ async fn a_shell_without_prompt_markers_is_still_usable_through_idle() {
     let engine = engine_with(|c| {
         c.shell = vec!["/bin/sh".into(), "-i".into()];
         c.open_timeout = Duration::from_millis(500);
-        c.readiness.idle = Duration::from_millis(500);
+        c.readiness.idle = Duration::from_millis(1500);
     });
     let id = engine.open("a", None, None).await.unwrap().session_id;
     let sent = engine.send("a", &id, "echo plain", true, T).await.unwrap();

@@ -315,13 +315,22 @@ impl Tool for TerminalSignal {
                 .signal(&self.0.owner, &args.session_id, signal)
                 .await
                 .map_err(|e| engine_error(self.name(), e))?;
+            let after = if signalled.prompt_returned {
+                "; the prompt is back"
+            } else {
+                "; no prompt yet (the job may still be running: terminal_read to see)"
+            };
             Ok(ToolOutput {
                 text: format!(
-                    "{} delivered to process group {}",
+                    "{} delivered to process group {}{after}",
                     signal.name(),
                     signalled.target_pgid
                 ),
-                value: json!({"delivered": signalled.delivered, "targetPgid": signalled.target_pgid}),
+                value: json!({
+                    "delivered": signalled.delivered,
+                    "targetPgid": signalled.target_pgid,
+                    "promptReturned": signalled.prompt_returned,
+                }),
                 truncated: false,
             })
         })

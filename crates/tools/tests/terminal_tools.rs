@@ -45,17 +45,31 @@ async fn terminal_tools_open_send_read_signal_list_and_close() {
         (Some(0), Some(3))
     );
 
+    // `job-42` comes from the job's own `sh`, after the shell's fork exec'd it: a SIGINT
+    // after that line reaches the job.
+    let job = "sh -c 'echo job-$((6*7)); exec sleep 30'";
     let slow = alice
-        .call("terminal_send", json!({"sessionId": "pty-1", "text": "sleep 30", "timeoutMs": 300}))
+        .call("terminal_send", json!({"sessionId": "pty-1", "text": job, "timeoutMs": 300}))
         .await
         .unwrap();
     assert_eq!(slow.value["waitReason"], "timeout");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let read = alice.call("terminal_read", json!({"sessionId": "pty-1"})).await.unwrap();
+        if read.value["text"].as_str().is_some_and(|t| t.contains("\njob-42")) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the job never started: {read:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let signalled = alice
         .call("terminal_signal", json!({"sessionId": "pty-1", "signal": "SIGINT"}))
         .await
         .unwrap();
     assert_eq!(signalled.value["delivered"], true);
+    assert_eq!(signalled.value["promptReturned"], true);
     assert!(signalled.value["targetPgid"].as_u64().unwrap() > 0);
+    assert!(signalled.text.ends_with("; the prompt is back"), "{}", signalled.text);
     let back = alice
         .call("terminal_send", json!({"sessionId": "pty-1", "text": "echo back"}))
         .await

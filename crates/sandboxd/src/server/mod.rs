@@ -11,6 +11,7 @@
 
 mod api;
 mod lifecycle;
+pub use lifecycle::kill_stray_init;
 mod proxy;
 pub mod registry;
 

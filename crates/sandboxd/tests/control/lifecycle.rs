@@ -287,25 +287,26 @@ async fn bad_requests_and_unknown_ids() {
 async fn timeout_kills_or_pauses() {
     let h = Harness::start().await;
     let c = &h.client;
-    let doomed = c.create(json!({"templateID": "base", "timeout": 1})).await;
-    let paused = c.create(json!({"templateID": "base", "timeout": 1, "autoPause": true})).await;
+    // Created with room to set them up; the 1 s timeouts are set once that is done, so a
+    // slow create cannot make one expire early.
+    let doomed = c.create(json!({"templateID": "base", "timeout": 60})).await;
+    let paused = c.create(json!({"templateID": "base", "timeout": 60, "autoPause": true})).await;
     let extended = c.create(json!({"templateID": "base", "timeout": 1})).await;
     let (doomed_id, paused_id, extended_id) = (
         doomed["sandboxID"].as_str().unwrap(),
         paused["sandboxID"].as_str().unwrap(),
         extended["sandboxID"].as_str().unwrap(),
     );
-    let set = c
-        .call(
-            Method::POST,
-            &format!("/sandboxes/{extended_id}/timeout"),
-            Some(json!({"timeout": 60})),
-        )
-        .await;
-    assert_eq!(set.status, StatusCode::NO_CONTENT);
+    let set_timeout = async |id: &str, seconds: u64| {
+        let path = format!("/sandboxes/{id}/timeout");
+        c.call(Method::POST, &path, Some(json!({"timeout": seconds}))).await.status
+    };
+    assert_eq!(set_timeout(extended_id, 60).await, StatusCode::NO_CONTENT);
     c.write_file(&paused, "/home/user/f", "still here").await;
     let doomed_init = h.init_pid(doomed_id);
     let paused_init = h.init_pid(paused_id);
+    assert_eq!(set_timeout(doomed_id, 1).await, StatusCode::NO_CONTENT);
+    assert_eq!(set_timeout(paused_id, 1).await, StatusCode::NO_CONTENT);
 
     wait_until("the 1 s sandboxes to time out", Duration::from_secs(10), async || {
         c.call(Method::GET, &format!("/sandboxes/{doomed_id}"), None).await.status

@@ -148,10 +148,15 @@ async fn crashed_daemon_sandboxes_come_back_paused_and_half_created_ones_go() {
     let state = std::fs::canonicalize(&state).unwrap();
     let old_init = super::harness::init_pid(&state, &id);
 
-    // The daemon dies without pausing anything: the sandbox keeps running.
+    // The daemon dies without pausing anything; its sandbox's init notices the lifeline
+    // close and ends the sandbox (a restarted daemon would also end a stray init).
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(std::path::Path::new(&format!("/proc/{old_init}")).exists());
+    wait_until("the init to follow its daemon", Duration::from_secs(5), async || {
+        let stat = std::fs::read_to_string(format!("/proc/{old_init}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z")
+    })
+    .await;
 
     // A create that never completed: a `creating` record and a directory.
     let half = "halfmadehalfmade0000";
@@ -167,11 +172,6 @@ async fn crashed_daemon_sandboxes_come_back_paused_and_half_created_ones_go() {
 
     let daemon = dsh_sandboxd::Daemon::start(config(&state)).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
-    wait_until("the stray init to die", Duration::from_secs(5), async || {
-        let stat = std::fs::read_to_string(format!("/proc/{old_init}/stat")).unwrap_or_default();
-        stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z")
-    })
-    .await;
     assert!(!state.join(format!("sandboxes/{half}")).exists());
     assert!(!state.join(format!("sandboxes/{half}.json")).exists());
     assert!(!state.join("sandboxes/orphan0000000000000").exists());

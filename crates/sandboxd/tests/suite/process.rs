@@ -180,6 +180,25 @@ fn sandboxes_start_from_a_multi_threaded_tokio_runtime_and_are_awaited_by_pidfd(
     });
 }
 
+/// What a restarted daemon does with an init an earlier daemon left running (one whose
+/// lifeline did not fire): the recorded pid, checked against its start time, is killed.
+#[test]
+fn a_restarted_daemon_kills_a_stray_init_it_finds_recorded() {
+    let (_dir, spec) = base_spec("stray");
+    let mut shell = Shell::start(&spec, "echo ready; exec sleep 30");
+    assert_eq!(shell.read_line(), "ready");
+    let init = std::fs::read_to_string(spec.state_dir.join("init.pid")).unwrap();
+    assert_eq!(init.split_whitespace().next(), Some(shell.process.pid().to_string().as_str()));
+    let began = std::time::Instant::now();
+    dsh_sandboxd::server::kill_stray_init(&spec.state_dir).unwrap();
+    let status = shell.process.wait().unwrap();
+    assert!(began.elapsed() < std::time::Duration::from_secs(5), "{:?}", began.elapsed());
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    assert!(!spec.state_dir.join("init.pid").exists());
+    // Nothing recorded any more: a second call has nothing to do.
+    dsh_sandboxd::server::kill_stray_init(&spec.state_dir).unwrap();
+}
+
 /// The owner may let go the moment the launcher returns: the init must already be
 /// listening then (it once armed its lifeline only after reporting ready).
 #[test]
