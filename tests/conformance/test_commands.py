@@ -421,7 +421,7 @@ def test_async_commands(envd):
             "cat", background=True, stdin=True, on_stdout=chunks.append
         )
         await sandbox.commands.send_stdin(h.pid, "ping\n")
-        for _ in range(100):
+        for _ in range(500):
             if "".join(chunks) == "ping\n":
                 break
             await asyncio.sleep(0.02)

@@ -617,7 +617,7 @@ def test_watch_dir_async_timeout_ends_the_watch(envd, udir):
             udir, on_event=lambda e: None, on_exit=exits.append, timeout=1
         )
         try:
-            for _ in range(60):
+            for _ in range(200):
                 if exits:
                     break
                 await asyncio.sleep(0.05)

@@ -448,7 +448,7 @@ def test_watcher_lifecycle(raw, udir):
     assert re.fullmatch(r"w[a-z0-9]{20}", wid), wid
     raw.upload(f"{udir}/w.txt", b"x")
     evs = []
-    for _ in range(50):
+    for _ in range(200):
         r, body = raw.unary("filesystem.Filesystem/GetWatcherEvents", {"watcherId": wid})
         assert r.status == 200
         evs += json.loads(body).get("events", [])

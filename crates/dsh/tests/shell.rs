@@ -35,8 +35,10 @@ fn dsh_shell_runs_commands_interrupts_resizes_and_detaches() {
     wait_for(&session, "Ctrl-] detaches");
     tmux(&["send-keys", "-t", &session, "echo hi-from-$(hostname | wc -c)", "Enter"]);
     wait_for(&session, "\nhi-from-21");
-    tmux(&["send-keys", "-t", &session, "sleep 30", "Enter"]);
-    std::thread::sleep(Duration::from_millis(500));
+    // `job-42` comes from the job's own `sh`, once the shell's fork has exec'd it: Ctrl-C
+    // after that line reaches the job (the fork would ignore it before the exec).
+    tmux(&["send-keys", "-t", &session, "sh -c 'echo job-$((6*7)); exec sleep 30'", "Enter"]);
+    wait_for(&session, "\njob-42");
     let interrupted = Instant::now();
     tmux(&["send-keys", "-t", &session, "C-c"]);
     tmux(&["send-keys", "-t", &session, "echo after-interrupt", "Enter"]);
@@ -45,9 +47,17 @@ fn dsh_shell_runs_commands_interrupts_resizes_and_detaches() {
     tmux(&["send-keys", "-t", &session, "stty size", "Enter"]);
     wait_for(&session, "\n30 100");
     tmux(&["resize-window", "-t", &session, "-x", "120", "-y", "40"]);
-    std::thread::sleep(Duration::from_millis(300));
-    tmux(&["send-keys", "-t", &session, "stty size", "Enter"]);
-    wait_for(&session, "\n40 120");
+    // The resize reaches the sandbox's terminal asynchronously: ask until it shows.
+    let began = Instant::now();
+    loop {
+        tmux(&["send-keys", "-t", &session, "stty size", "Enter"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let text = screen(&session);
+        if text.contains("\n40 120") {
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(20), "the resize never arrived:\n{text}");
+    }
     tmux(&["send-keys", "-t", &session, "C-]"]);
     let after = wait_for(&session, "SHELL-EXIT=0");
     assert!(after.contains("[detached]"), "{after}");

@@ -180,3 +180,17 @@ pub async fn assert_gone(needle: &str) {
 pub fn thread_count(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.count()).unwrap_or(0)
 }
+
+/// The thread count once it holds still (three equal samples 100 ms apart, 5 s at most):
+/// a retired worker's thread ends, and the next spare's starts, after the run's answer.
+pub async fn settled_thread_count(pid: u32) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut samples = vec![thread_count(pid)];
+    while std::time::Instant::now() < deadline
+        && !(samples.len() >= 3 && samples[samples.len() - 3..].windows(2).all(|w| w[0] == w[1]))
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        samples.push(thread_count(pid));
+    }
+    samples.last().copied().unwrap_or(0)
+}

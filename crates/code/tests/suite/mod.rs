@@ -75,13 +75,11 @@ async fn concurrent_runs_queue_on_one_runner_and_the_next_worker_is_prespawned()
     assert_eq!(engine.runner_pid().await, Some(pid));
     // Idle: the main thread plus one pre-spawned worker (Node's own helper threads
     // come on top), and no more workers than that pile up.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let idle_threads = common::thread_count(pid);
+    let idle_threads = common::settled_thread_count(pid).await;
     for _ in 0..5 {
         engine.run(dsh_code::RunRequest::new("return 1"), setup.tools.clone()).await.unwrap();
     }
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    assert_eq!(common::thread_count(pid), idle_threads);
+    assert_eq!(common::settled_thread_count(pid).await, idle_threads);
     engine.dispose().await;
     common::assert_gone(&engine.runner_dir().to_string_lossy()).await;
 }
@@ -90,6 +88,8 @@ async fn concurrent_runs_queue_on_one_runner_and_the_next_worker_is_prespawned()
 async fn dispose_ends_a_run_in_progress_with_abort() {
     let setup = common::local();
     let engine = std::sync::Arc::new(setup.engine);
+    // Warm: the bound below is about stopping a run, not about booting a runner.
+    engine.warm().await.unwrap();
     let running = {
         let engine = engine.clone();
         let tools = setup.tools.clone();

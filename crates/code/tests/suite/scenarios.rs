@@ -142,7 +142,9 @@ pub async fn budgets_and_failures(setup: Setup) {
     let abort = AbortSignal::new();
     let trigger = abort.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Late enough for the program's log to have reached the host (the run needs a
+        // fresh worker after the stopped one): logs that arrive after an abort are dropped.
+        tokio::time::sleep(Duration::from_secs(2)).await;
         trigger.abort("the user pressed stop");
     });
     let code = "console.log('waiting'); await new Promise((r) => setTimeout(r, 60_000));";

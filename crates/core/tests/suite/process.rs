@@ -137,14 +137,15 @@ async fn sigterm_ends_a_cooperative_process_without_waiting_for_the_grace() {
 #[tokio::test]
 async fn timeout_kills_the_whole_group() {
     let mut spec = spec(&["bash", "--norc", "--noprofile", "-c", "sleep 100 & sleep 100"]);
-    spec.timeout = Some(Duration::from_millis(300));
+    // Long enough for the group to be seen whole before it is killed.
+    spec.timeout = Some(Duration::from_millis(1500));
     spec.grace = Duration::from_millis(200);
     let process = Local::new().spawn(spec).await.unwrap();
     let pgid = process.pid();
     assert!(eventually(Duration::from_secs(5), || async { group_members(pgid).len() >= 3 }).await);
     let status = process.wait().await;
     assert_eq!(status.reason, EndReason::TimedOut);
-    assert!(status.duration >= Duration::from_millis(300));
+    assert!(status.duration >= Duration::from_millis(1500));
     assert!(group_is_gone(pgid).await, "{:?}", group_members(pgid));
 }
 

@@ -147,7 +147,8 @@ async fn files_and_commands_see_each_other() {
 async fn timeouts_kill_the_whole_group_and_sigterm_ignorers_get_killed() {
     let (daemon, backend) = backend().await;
     let mut spec = bash("sleep 100 & sleep 100", &daemon.home);
-    spec.timeout = Some(Duration::from_millis(400));
+    // Long enough for the group to be seen whole before it is killed.
+    spec.timeout = Some(Duration::from_millis(1500));
     spec.grace = Duration::from_millis(300);
     let process = backend.spawn(spec).await.unwrap();
     let pid = process.pid();

@@ -47,7 +47,8 @@ fn env() -> std::collections::BTreeMap<String, String> {
 
 /// How many `sleep` processes run in the sandbox, counted inside it.
 async fn sleepers(sandbox: &Sandbox) -> String {
-    let script = "grep -l '^sleep$' /proc/[0-9]*/comm 2>/dev/null | wc -l";
+    // Zombies (ended, not yet reaped by the sandbox's init) do not count.
+    let script = "grep -l '^[0-9]* (sleep) [^Z]' /proc/[0-9]*/stat 2>/dev/null | wc -l";
     let count = sandbox.backend().run_helper(&["sh", "-c", script]).await.unwrap();
     count.trim().to_owned()
 }
@@ -227,7 +228,9 @@ async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
         env(),
     );
     let process = runtime.subprocess.spawn(spec).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Streaming for sure before the kill.
+    let ticking = tokio::time::timeout(Duration::from_secs(10), process.stdout().wait_beyond(0));
+    assert!(ticking.await.is_ok(), "no output");
     assert!(daemon.control().kill(sandbox.id()).await.unwrap());
     let status =
         tokio::time::timeout(Duration::from_secs(10), process.wait()).await.expect("no hang");

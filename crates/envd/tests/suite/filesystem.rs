@@ -260,7 +260,7 @@ async fn watch_dir_streams_start_then_events_and_ends_at_the_deadline() {
         ..Default::default()
     };
     let route = "/filesystem.Filesystem/WatchDir";
-    let mut stream = envd.open_stream(route, &request, &[("connect-timeout-ms", "1500")]).await;
+    let mut stream = envd.open_stream(route, &request, &[("connect-timeout-ms", "3000")]).await;
     // The watch is in place once the start event is sent.
     let start = stream.next::<WatchDirResponse>().await.unwrap();
     assert!(matches!(start.event, Some(watch_dir_response::Event::Start(_))), "{start:?}");

@@ -98,7 +98,10 @@ async fn a_hang_is_cancelled_then_a_typed_timeout_and_the_server_restarts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hang_that_honours_the_cancellation_keeps_the_server() {
-    let (h, file, state) = broken(Backend::Local, "hang-ack", |_| {}).await;
+    // A generous grace: the fixture acknowledging the cancellation late would look like
+    // a server that ignores it.
+    let (h, file, state) =
+        broken(Backend::Local, "hang-ack", |c| c.cancel_grace = Duration::from_secs(3)).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(matches!(error, LspError::Timeout { restarted: false, .. }), "{error:?}");
     let answer = h.ask(Operation::Hover, &file, 1, 1).await;
