@@ -583,23 +583,15 @@ async fn serve(listen: std::net::SocketAddr, state_dir: PathBuf) -> anyhow::Resu
     config.envd_args = vec![HIDDEN_ENVD.into()];
     config.init_binary = Some(exe);
     config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
+    let mut stop = crate::stop::StopSignals::install()?;
     let daemon = dsh_sandboxd::Daemon::start(config).await?;
     eprintln!(
         "dsh sandbox daemon on {url}\n\nPoint the official E2B SDKs at it:\n  export E2B_API_URL={url} E2B_SANDBOX_URL={url}\n  export E2B_API_KEY=$(cat {key})\n\nCtrl-C pauses every sandbox and stops the daemon.",
         url = daemon.url(),
         key = state_dir.join(dsh_sandboxd::server::API_KEY_FILE).display()
     );
-    wait_for_stop_signal().await?;
+    let signal = stop.recv().await;
+    tracing::info!("{signal}: pausing sandboxes and stopping");
     daemon.shutdown().await?;
     Ok(ExitCode::SUCCESS)
-}
-
-async fn wait_for_stop_signal() -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut terminate = signal(SignalKind::terminate())?;
-    tokio::select! {
-        result = tokio::signal::ctrl_c() => result?,
-        _ = terminate.recv() => {}
-    }
-    Ok(())
 }

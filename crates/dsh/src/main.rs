@@ -7,6 +7,7 @@ mod connect;
 mod mcp;
 mod output;
 mod shell;
+mod stop;
 mod tour;
 mod workbench;
 

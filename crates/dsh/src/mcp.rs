@@ -6,6 +6,7 @@
 //! the client ends the session or goes idle) its terminals and background tasks end too.
 //! stdout is the protocol in stdio mode, so logging goes to stderr only.
 
+use crate::stop::StopSignals;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,9 +68,12 @@ pub async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         next_session: AtomicU64::new(1),
         closing: Mutex::new(Vec::new()),
     });
+    let mut stop = StopSignals::install()?;
     let served = match args.http {
-        None => serve_stdio(Arc::clone(&shared)).await,
-        Some(addr) => serve_http(Arc::clone(&shared), addr).await.map(|()| Stopped::Ended),
+        None => serve_stdio(Arc::clone(&shared), &mut stop).await,
+        Some(addr) => {
+            serve_http(Arc::clone(&shared), addr, &mut stop).await.map(|()| Stopped::Ended)
+        }
     };
     let disposed = shutdown(shared).await;
     if let Err(err) = &disposed {
@@ -282,7 +286,7 @@ enum Stopped {
     Signal,
 }
 
-async fn serve_stdio(shared: Arc<Shared>) -> anyhow::Result<Stopped> {
+async fn serve_stdio(shared: Arc<Shared>, stop: &mut StopSignals) -> anyhow::Result<Stopped> {
     let session = shared.new_session();
     // Pipes (how MCP clients start servers) are read without the blocking pool, so a
     // pending read never holds up shutdown.
@@ -296,27 +300,30 @@ async fn serve_stdio(shared: Arc<Shared>) -> anyhow::Result<Stopped> {
                 return Ok(Stopped::Ended);
             }
         },
-        signal = stop_signal() => {
-            signal?;
+        signal = stop.recv() => {
+            tracing::info!("{signal} during the MCP handshake; shutting down");
             return Ok(Stopped::Signal);
         }
     };
-    let stop = running.cancellation_token();
+    let session_stop = running.cancellation_token();
     tokio::select! {
         quit = running.waiting() => {
             tracing::debug!(?quit, "stdio session ended");
             Ok(Stopped::Ended)
         }
-        signal = stop_signal() => {
-            signal?;
-            tracing::info!("signal received; shutting down");
-            stop.cancel();
+        signal = stop.recv() => {
+            tracing::info!("{signal} received; shutting down");
+            session_stop.cancel();
             Ok(Stopped::Signal)
         }
     }
 }
 
-async fn serve_http(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()> {
+async fn serve_http(
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    stop: &mut StopSignals,
+) -> anyhow::Result<()> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
@@ -354,25 +361,14 @@ async fn serve_http(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()>
     let mut server = std::pin::pin!(std::future::IntoFuture::into_future(server));
     tokio::select! {
         result = &mut server => result?,
-        signal = stop_signal() => {
-            signal?;
-            tracing::info!("signal received; shutting down");
+        signal = stop.recv() => {
+            tracing::info!("{signal} received; shutting down");
             cancel.cancel();
             // Open streams end with their sessions; do not wait forever for stragglers.
             if tokio::time::timeout(Duration::from_secs(10), &mut server).await.is_err() {
                 tracing::warn!("HTTP connections still open after 10 s; closing anyway");
             }
         }
-    }
-    Ok(())
-}
-
-async fn stop_signal() -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut terminate = signal(SignalKind::terminate())?;
-    tokio::select! {
-        result = tokio::signal::ctrl_c() => result?,
-        _ = terminate.recv() => {}
     }
     Ok(())
 }

@@ -83,17 +83,20 @@ pub async fn run(args: ShellArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("cannot start a shell in the sandbox: {err}");
         }
     };
+    let mut output =
+        terminal.take_output().ok_or_else(|| anyhow::anyhow!("terminal output already taken"))?;
+    // Raw keys and the resize listener come before the banner that invites typing; a
+    // resize that came before the listener is caught by sizing the terminal once more.
+    let mut winch = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::window_change())?;
+    let raw = RawMode::enter();
+    let _ = terminal.resize(local_size()).await;
     eprintln!(
         "dsh shell: sandbox {} ({}); Ctrl-] detaches\r",
         workbench.sandbox_id().unwrap_or("-"),
         workbench.backend_name
     );
-    let mut output =
-        terminal.take_output().ok_or_else(|| anyhow::anyhow!("terminal output already taken"))?;
-    let raw = RawMode::enter();
     let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
-    let mut winch = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::window_change())?;
     let mut keys = [0u8; 4096];
     let mut detached = false;
     loop {

@@ -61,21 +61,22 @@ fn main() -> anyhow::Result<()> {
     config.init_binary = init;
     config.domain = Some(domain);
     config.envd_start_timeout = Duration::from_secs(envd_start_timeout);
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(dsh_sandboxd::serve(config, shutdown_signal()))
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
+        let shutdown = shutdown_signal()?;
+        dsh_sandboxd::serve(config, shutdown).await
+    })
 }
 
-async fn shutdown_signal() {
+/// Installs the SIGTERM/SIGINT handlers now, before the daemon listens: a signal during
+/// startup then still pauses the sandboxes instead of killing the daemon outright.
+fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) =
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-    else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => tracing::info!("SIGTERM: pausing sandboxes and stopping"),
-        _ = int.recv() => tracing::info!("SIGINT: pausing sandboxes and stopping"),
-    }
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM: pausing sandboxes and stopping"),
+            _ = int.recv() => tracing::info!("SIGINT: pausing sandboxes and stopping"),
+        }
+    })
 }
