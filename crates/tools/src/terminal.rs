@@ -280,8 +280,9 @@ impl Tool for TerminalSignal {
     }
     fn description(&self) -> &'static str {
         "Send a signal to the job in the foreground of a terminal (like pressing Ctrl-C for SIGINT, \
-         Ctrl-Z for SIGTSTP). Returns `delivered` and the process group hit (`targetPgid`). SIGKILL \
-         aimed at the shell itself is refused: use terminal_close."
+         Ctrl-Z for SIGTSTP). Returns `delivered`, the process group hit (`targetPgid`) and whether the shell's \
+         prompt came back within a second (`promptReturned`). SIGKILL aimed at the shell itself \
+         is refused: use terminal_close."
     }
     fn input_schema(&self) -> Value {
         schema_of::<SignalArgs>()
