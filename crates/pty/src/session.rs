@@ -215,22 +215,7 @@ impl Session {
 
     /// Waits until the first prompt (or `limit`); used right after open.
     pub async fn wait_for_prompt(&self, limit: Duration) -> bool {
-        let deadline = tokio::time::Instant::now() + limit;
-        let mut changes = self.changes.clone();
-        loop {
-            {
-                let view = lock(&self.view);
-                if view.markers > 0 && view.prompt_shown() {
-                    return true;
-                }
-                if view.closed {
-                    return false;
-                }
-            }
-            if tokio::time::timeout_at(deadline, changes.changed()).await.is_err() {
-                return false;
-            }
-        }
+        self.wait_for_prompt_after(0, limit).await
     }
 
     /// How many prompt markers the shell has printed so far.

@@ -12,6 +12,9 @@ use dsh_e2b::{Connection, assemble};
 use dsh_pty::engine::{EngineConfig, EngineError, TerminalEngine};
 use dsh_pty::session::WaitReason;
 
+mod common;
+use common::{JOB, job_announced};
+
 const T: Duration = Duration::from_secs(10);
 
 struct World {
@@ -63,16 +66,9 @@ async fn echo_identity_and_sigint_in_the_sandbox() {
     let whoami = engine.send("agent", &id, "whoami; pwd", true, T).await.unwrap();
     assert!(whoami.output.ends_with("user\n/home/user/workspace\n$ "), "{:?}", whoami.output);
 
-    // `job-42` comes from the job's own `sh`, after the shell's fork exec'd it: a SIGINT
-    // after that line reaches the job.
-    let job = "sh -c 'echo job-$((6*7)); exec sleep 30'";
-    let long = engine.send("agent", &id, job, true, Duration::from_millis(500)).await.unwrap();
+    let long = engine.send("agent", &id, JOB, true, Duration::from_millis(500)).await.unwrap();
     assert_eq!(long.wait_reason, WaitReason::Timeout);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !engine.read("agent", &id, 0, 100).unwrap().text.contains("\njob-42") {
-        assert!(Instant::now() < deadline, "the job never started");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(job_announced(engine, "agent", &id).await, "the job never started");
     let began = Instant::now();
     let signalled = engine.signal("agent", &id, Signal::Int).await.unwrap();
     assert!(signalled.delivered && signalled.target_pgid > 0 && signalled.prompt_returned);

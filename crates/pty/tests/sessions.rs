@@ -9,6 +9,9 @@ use dsh_core::{Signal, TerminalSize, local::Local};
 use dsh_pty::engine::{EngineConfig, EngineError, TerminalEngine};
 use dsh_pty::session::{SessionError, WaitReason};
 
+mod common;
+use common::{JOB, job_announced};
+
 fn engine_with(configure: impl FnOnce(&mut EngineConfig)) -> TerminalEngine {
     let mut env = BTreeMap::new();
     env.insert("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned());
@@ -23,23 +26,6 @@ fn engine() -> TerminalEngine {
 }
 
 const T: Duration = Duration::from_secs(10);
-
-/// A foreground job that says when it runs: `job-42` is printed by the job's own `sh`,
-/// after the interactive shell's fork has exec'd it, so a SIGINT after that line reaches
-/// the job (a forked interactive shell that has not exec'd yet would ignore it).
-const JOB: &str = "sh -c 'echo job-$((6*7)); exec sleep 30'";
-
-/// Polls the transcript until the job has announced itself (5 s at most).
-async fn job_announced(engine: &TerminalEngine, owner: &str, id: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if engine.read(owner, id, 0, 100).is_ok_and(|w| w.text.contains("\njob-42")) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
-}
 
 #[tokio::test]
 async fn echo_returns_stdin_read_with_exact_multibyte_text() {

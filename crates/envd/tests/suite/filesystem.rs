@@ -192,18 +192,22 @@ async fn polling_watcher_reports_create_write_remove_relative_to_the_root() {
         .await
         .unwrap();
     assert!(created.watcher_id.starts_with('w') && created.watcher_id.len() == 21);
+    // One poll: the events buffered since the last one.
+    let poll = async || -> Vec<(String, i32)> {
+        let polled: GetWatcherEventsResponse = envd
+            .unary(
+                "/filesystem.Filesystem/GetWatcherEvents",
+                &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
+            )
+            .await
+            .unwrap();
+        polled.events.into_iter().map(|e| (e.name, e.r#type)).collect()
+    };
     // Polls until `want` events have arrived (they come asynchronously), or 5 s pass.
     let poll_until = async |seen: &mut Vec<(String, i32)>, want: usize| {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
         while seen.len() < want && tokio::time::Instant::now() < deadline {
-            let polled: GetWatcherEventsResponse = envd
-                .unary(
-                    "/filesystem.Filesystem/GetWatcherEvents",
-                    &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
-                )
-                .await
-                .unwrap();
-            seen.extend(polled.events.into_iter().map(|e| (e.name, e.r#type)));
+            seen.extend(poll().await);
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     };
@@ -224,14 +228,7 @@ async fn polling_watcher_reports_create_write_remove_relative_to_the_root() {
             ("sub/f.txt".to_owned(), EventType::Remove as i32),
         ]
     );
-    let again: GetWatcherEventsResponse = envd
-        .unary(
-            "/filesystem.Filesystem/GetWatcherEvents",
-            &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
-        )
-        .await
-        .unwrap();
-    assert!(again.events.is_empty(), "polling drains the buffer");
+    assert_eq!(poll().await, [], "polling drains the buffer");
     let _: RemoveWatcherResponse = envd
         .unary(
             "/filesystem.Filesystem/RemoveWatcher",
