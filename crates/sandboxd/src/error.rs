@@ -24,6 +24,10 @@ pub enum Error {
     #[error("invalid {limit} {value}: {reason}")]
     InvalidLimit { limit: &'static str, value: u64, reason: &'static str },
 
+    /// The sandbox's cgroup could not be made or joined.
+    #[error("sandbox cgroup: {0}")]
+    Cgroup(#[from] crate::cgroup::CgroupError),
+
     /// This machine (or this process) cannot create the namespaces a sandbox needs.
     #[error("cannot create sandbox namespaces: {0}")]
     NamespacesUnavailable(#[from] Missing),
@@ -108,6 +112,19 @@ pub enum Missing {
         io::Error::from_raw_os_error(*errno)
     )]
     KernelRefused { namespace: String, errno: i32 },
+
+    /// The host cannot give strict isolation (user namespace + idmapped layers).
+    #[error(
+        "strict isolation is unavailable: {what}; set [sandboxd] isolation = \"namespaces\" in dsh.toml only for code you trust"
+    )]
+    StrictIsolation { what: String },
+
+    /// The kernel refused an idmapped mount of a template directory.
+    #[error(
+        "the kernel refused an idmapped mount of {path} ({}); strict isolation needs Linux 5.19 or later and a filesystem that supports idmapped mounts (ext4, xfs, btrfs, tmpfs)",
+        io::Error::from_raw_os_error(*errno)
+    )]
+    IdmappedMount { path: PathBuf, errno: i32 },
 }
 
 fn display_paths(paths: &[PathBuf]) -> String {

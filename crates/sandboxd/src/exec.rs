@@ -27,6 +27,7 @@ pub fn apply(sys: &dyn Syscall, steps: &[Step]) -> Result<(), StepError> {
 fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
     match step {
         Step::SetUmask { mask } => sys.umask(*mask),
+        Step::CreateUserNamespace { ids } => sys.create_user_namespace(*ids),
         Step::Unshare { namespaces } => sys.unshare(*namespaces),
         Step::MakeMountsPrivate => {
             sys.mount(None, Path::new("/"), None, MountFlags::REC | MountFlags::PRIVATE, None)
@@ -41,7 +42,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 None => Ok(()),
             }
         }
-        Step::WriteFile { path, contents, mode, replace } => {
+        Step::WriteFile { path, contents, mode, replace, owner } => {
             if !replace && sys.exists(path) {
                 return Ok(());
             }
@@ -54,7 +55,11 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                     users::group_with_user(&read_text(sys, host)?).into_bytes()
                 }
             };
-            sys.write_file(path, &bytes, *mode)
+            sys.write_file(path, &bytes, *mode)?;
+            match owner {
+                Some((uid, gid)) => sys.chown(path, *uid, *gid),
+                None => Ok(()),
+            }
         }
         Step::CreateFile { path, mode } => with_parents(sys, path, || sys.create_file(path, *mode)),
         Step::Symlink { target, link } => {
@@ -63,25 +68,22 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 other => other,
             }
         }
-        Step::MountTmpfs { target, mode, flags } => sys.mount(
-            Some(Path::new("tmpfs")),
-            target,
-            Some("tmpfs"),
-            *flags,
-            Some(&format!("mode={mode:04o}")),
-        ),
-        Step::MountOverlay { lower, upper, work, target } => sys.mount(
-            Some(Path::new("overlay")),
-            target,
-            Some("overlay"),
-            MountFlags::EMPTY,
-            Some(&format!(
-                "lowerdir={},upperdir={},workdir={}",
-                lower.display(),
-                upper.display(),
-                work.display()
-            )),
-        ),
+        Step::MountTmpfs { target, mode, flags, owner } => {
+            let mut options = format!("mode={mode:04o}");
+            if let Some((uid, gid)) = owner {
+                options.push_str(&format!(",uid={uid},gid={gid}"));
+            }
+            sys.mount(Some(Path::new("tmpfs")), target, Some("tmpfs"), *flags, Some(&options))
+        }
+        Step::Chdir { path } => sys.chdir(path),
+        Step::MountIdmapped { source, target } => sys.mount_idmapped(source, target),
+        Step::MountOverlay { lower, upper, work, target, flags } => {
+            let mut options = format!("lowerdir={}", lower.display());
+            if let (Some(upper), Some(work)) = (upper, work) {
+                options.push_str(&format!(",upperdir={},workdir={}", upper.display(), work.display()));
+            }
+            sys.mount(Some(Path::new("overlay")), target, Some("overlay"), *flags, Some(&options))
+        }
         Step::Bind { source, target, read_only } => {
             sys.mount(Some(source), target, None, MountFlags::BIND, None)?;
             if *read_only {
@@ -121,6 +123,42 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
             MountFlags::NOSUID | MountFlags::NOEXEC,
             Some(crate::plan::DEVPTS_OPTIONS),
         ),
+        Step::MaskDir { target } => {
+            if !sys.exists(target) {
+                return Ok(());
+            }
+            sys.mount(
+                Some(Path::new("tmpfs")),
+                target,
+                Some("tmpfs"),
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                Some("size=0,mode=0555"),
+            )
+        }
+        Step::MaskFile { target, null } => {
+            if !sys.exists(target) {
+                return Ok(());
+            }
+            sys.mount(Some(null), target, None, MountFlags::BIND, None)
+        }
+        Step::ReadOnly { target } => {
+            if !sys.exists(target) {
+                return Ok(());
+            }
+            sys.mount(Some(target), target, None, MountFlags::BIND | MountFlags::REC, None)?;
+            sys.mount(
+                None,
+                target,
+                None,
+                MountFlags::BIND
+                    | MountFlags::REMOUNT
+                    | MountFlags::RDONLY
+                    | MountFlags::NOSUID
+                    | MountFlags::NODEV
+                    | MountFlags::NOEXEC,
+                None,
+            )
+        }
         Step::PivotRoot { new_root } => {
             // pivot_root(".", ".") stacks the old root on top of the new one; detaching
             // it leaves only the new root, with no put_old directory needed.

@@ -3,8 +3,13 @@
 //! The launcher clones this process into a new pid namespace, so it starts as pid 1 with
 //! the host's filesystem still visible. It then
 //! 1. takes the control socket (fd 3) and reads the plan,
-//! 2. applies the plan (new mount/uts/ipc(/net) namespaces, mounts, `pivot_root`, rlimits),
-//! 3. starts the payload in its own process group and reports its pid,
+//! 2. applies the plan (user namespace, new mount/uts/ipc(/net) namespaces, mounts,
+//!    `pivot_root`, rlimits),
+//! 3. starts the payload in its own process group and reports its pid; with strict
+//!    isolation the payload first enters the user namespace as its root, keeps only
+//!    Docker's capabilities, sets `no_new_privs` and installs the seccomp filters,
+//!    while the init itself stays outside (host root, unreachable from inside: another
+//!    user namespace's processes cannot ptrace or signal it),
 //! 4. stays pid 1: reaps every orphan, forwards termination signals to the payload's
 //!    process group, and exits with the payload's status when the payload exits, which
 //!    makes the kernel kill everything left in the namespace.
@@ -20,6 +25,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use crate::exec;
+use crate::seccomp;
 use crate::syscall::LinuxSyscall;
 use crate::wire::{CONTROL_FD, InitConfig, Report};
 
@@ -77,7 +83,8 @@ fn run() -> Result<i32, String> {
     let config: InitConfig =
         serde_json::from_slice(&raw).map_err(|e| format!("decoding the plan: {e}"))?;
 
-    if let Err(failure) = exec::apply(&LinuxSyscall, &config.steps) {
+    let sys = LinuxSyscall::new();
+    if let Err(failure) = exec::apply(&sys, &config.steps) {
         send(
             &mut control,
             &Report::SetupFailed {
@@ -96,17 +103,29 @@ fn run() -> Result<i32, String> {
         .envs(config.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&config.workdir)
         .process_group(0);
+    let user_namespace = sys.user_namespace();
+    if config.confine.is_some() && user_namespace.is_none() {
+        let message = "strict isolation without a user namespace in the plan".to_owned();
+        send(&mut control, &Report::SpawnFailed { errno: None, message });
+        return Ok(127);
+    }
+    let filters = config.confine.map(|confine| confine.seccomp);
     // The init blocks the signals it forwards (for sigwaitinfo); std does not reset the
     // mask of a spawned child, so without this the payload would start with SIGTERM,
     // SIGINT, ... blocked and never see the signals the init forwards to it.
-    // SAFETY: sigemptyset and sigprocmask are async-signal-safe and touch only the
-    // child's own signal mask.
+    // SAFETY: the init is single-threaded, so the forked child may run this code; it
+    // touches only the child's own signal mask, credentials and namespaces.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let mut empty: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut empty);
             if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) == -1 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(filters) = &filters {
+                become_namespace_root(user_namespace)?;
+                seccomp::drop_privileges()?;
+                seccomp::install(filters)?;
             }
             Ok(())
         });
@@ -129,6 +148,27 @@ fn run() -> Result<i32, String> {
     arm_lifeline(&control);
     send(&mut control, &Report::Ready { payload_pid: payload });
     Ok(supervise(payload as libc::pid_t, &waited, control.as_raw_fd()))
+}
+
+/// Enters the sandbox's user namespace (full capabilities there, none on the host) and
+/// becomes its root with no supplementary groups.
+///
+/// # Safety
+/// Only in a forked child of the single-threaded init, right before exec.
+unsafe fn become_namespace_root(user_namespace: Option<libc::c_int>) -> std::io::Result<()> {
+    let check = |ret: libc::c_int| {
+        if ret == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+    };
+    let Some(fd) = user_namespace else {
+        return Err(std::io::Error::other("no user namespace to enter"));
+    };
+    // SAFETY: plain system calls on this process's own credentials and namespaces.
+    unsafe {
+        check(libc::setns(fd, libc::CLONE_NEWUSER))?;
+        check(libc::setgroups(0, std::ptr::null()))?;
+        check(libc::setresgid(0, 0, 0))?;
+        check(libc::setresuid(0, 0, 0))
+    }
 }
 
 fn send(control: &mut UnixStream, report: &Report) {

@@ -17,18 +17,25 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 pub use std::process::ExitStatus;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rustix::process::{WaitId, WaitIdOptions};
 
+use crate::cgroup::{Cgroups, SandboxCgroup};
 use crate::error::{Error, Missing, Result};
 use crate::layout::HostLayout;
 use crate::plan::{self, Step};
 use crate::privileges;
-use crate::spec::SandboxSpec;
+use crate::seccomp::{self, Program};
+use crate::spec::{Isolation, SandboxSpec};
 use crate::state::StateDir;
 use crate::syscall::Resource;
-use crate::wire::{self, CONTROL_FD, EXEC_FAILED, InitConfig, Report};
+use crate::wire::{self, CONTROL_FD, Confinement, EXEC_FAILED, InitConfig, Report};
+
+/// argv[0] of every init: `/proc/1/cmdline` is readable inside, and the binary's host
+/// path must not be.
+const INIT_ARGV0: &str = "dsh-sandbox-init";
 
 /// File name of the init helper binary.
 pub const INIT_BINARY_NAME: &str = "dsh-sandbox-init";
@@ -104,6 +111,7 @@ pub struct Launcher {
     init_binary: PathBuf,
     init_args: Vec<OsString>,
     setup_timeout: Duration,
+    cgroups: Option<Arc<Cgroups>>,
 }
 
 impl Launcher {
@@ -112,7 +120,15 @@ impl Launcher {
             init_binary: init_binary.into(),
             init_args: Vec::new(),
             setup_timeout: Duration::from_secs(30),
+            cgroups: None,
         }
+    }
+
+    /// Puts every sandbox in a cgroup of its own under `cgroups`, with the spec's
+    /// [`crate::cgroup::Resources`] as limits. Without it, `resources` must be unset.
+    pub fn cgroups(mut self, cgroups: Arc<Cgroups>) -> Self {
+        self.cgroups = Some(cgroups);
+        self
     }
 
     /// Finds `dsh-sandbox-init`: `$DSH_SANDBOX_INIT`, else next to the current
@@ -180,19 +196,55 @@ impl Launcher {
         let Payload { program, args, env, stdout, stderr } = payload;
         let layout = HostLayout::probe(spec.template.read_only_paths.iter().map(PathBuf::as_path));
         let program_inside = plan::program_inside(&program)?;
+        link_program(&program, &state.program())?;
         let mut full_env = spec.template.env.clone();
         full_env.extend(env);
+        let confine = match spec.isolation {
+            Isolation::Strict { .. } => Some(Confinement { seccomp: seccomp_filters()?.to_vec() }),
+            Isolation::Namespaces => None,
+        };
         let config = InitConfig {
             steps: plan::build(&spec, &layout, &program)?,
             program: program_inside.clone(),
             args: args.into_iter().map(OsString::into_vec).collect(),
             env: full_env.into_iter().collect(),
             workdir: spec.template.workdir.clone(),
+            confine,
         };
         let config = serde_json::to_vec(&config)
             .map_err(|e| Error::io("encoding the sandbox plan", io::Error::other(e)))?;
+        let cgroup = match &self.cgroups {
+            Some(cgroups) => Some(cgroups.create(&spec.id, &spec.resources)?),
+            None if spec.resources != Default::default() => {
+                return Err(Error::InvalidLimit {
+                    limit: "resources",
+                    value: 0,
+                    reason: "cgroup limits need a launcher with a cgroup hierarchy (Launcher::cgroups)",
+                });
+            }
+            None => None,
+        };
 
-        let (control, mut process) = self.start_init(state, stdout, stderr)?;
+        let (control, mut process) = match self.start_init(state, stdout, stderr) {
+            Ok(started) => started,
+            Err(e) => {
+                if let Some(cgroup) = &cgroup {
+                    let _ = cgroup.remove();
+                }
+                return Err(e);
+            }
+        };
+        // The init waits for its plan, so it (and everything it starts) is in the cgroup
+        // before anything runs.
+        if let Some(cgroup) = cgroup {
+            let added = cgroup.add(process.pid);
+            process.cgroup = Some(cgroup);
+            if let Err(e) = added {
+                let _ = process.kill();
+                let _ = process.wait();
+                return Err(e.into());
+            }
+        }
         // A failed write means the init died; its report (or silence) says why.
         let _ =
             send_all(&control, &config).and_then(|()| control.shutdown(std::net::Shutdown::Write));
@@ -244,17 +296,19 @@ impl Launcher {
             stderr: stderr.as_ref().map(|fd| high_fd(fd.as_fd())).transpose()?,
             control: high_fd(child_control.as_fd())?,
         };
-        let argv = std::iter::once(self.init_binary.as_os_str())
+        let nul = |_| Error::InvalidPath {
+            what: "init binary or argument",
+            path: self.init_binary.clone(),
+            reason: "it contains a NUL byte",
+        };
+        let path = CString::new(self.init_binary.as_os_str().as_bytes()).map_err(nul)?;
+        let argv = std::iter::once(std::ffi::OsStr::new(INIT_ARGV0))
             .chain(self.init_args.iter().map(OsString::as_os_str))
             .map(|arg| CString::new(arg.as_bytes()))
             .collect::<Result<Vec<CString>, _>>()
-            .map_err(|_| Error::InvalidPath {
-                what: "init binary or argument",
-                path: self.init_binary.clone(),
-                reason: "it contains a NUL byte",
-            })?;
+            .map_err(nul)?;
 
-        let (pid, pidfd) = clone_init(&child, &argv).map_err(|e| match e.raw_os_error() {
+        let (pid, pidfd) = clone_init(&child, &path, &argv).map_err(|e| match e.raw_os_error() {
             Some(errno @ (libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)) => {
                 Error::NamespacesUnavailable(Missing::KernelRefused {
                     namespace: "pid".into(),
@@ -268,7 +322,15 @@ impl Launcher {
         drop((child, child_control, stdin, stdout, stderr));
         Ok((
             control,
-            SandboxProcess { pid, pidfd, payload_pid: 0, state, status: None, lifeline: None },
+            SandboxProcess {
+                pid,
+                pidfd,
+                payload_pid: 0,
+                state,
+                status: None,
+                lifeline: None,
+                cgroup: None,
+            },
         ))
     }
 }
@@ -299,6 +361,8 @@ pub struct SandboxProcess {
     /// Held while the sandbox should live; closing it (drop, or the daemon dying, even by
     /// SIGKILL) makes the init end the sandbox.
     lifeline: Option<UnixStream>,
+    /// The sandbox's own cgroup, removed once the init is reaped.
+    cgroup: Option<SandboxCgroup>,
 }
 
 impl SandboxProcess {
@@ -307,9 +371,15 @@ impl SandboxProcess {
         self.pid
     }
 
-    /// Pid of the payload as seen inside the sandbox (2: the init is 1).
+    /// Pid of the payload as seen inside the sandbox (3 with strict isolation: the init is
+    /// 1 and the short-lived holder of the new user namespace was 2; else 2).
     pub fn payload_pid(&self) -> u32 {
         self.payload_pid
+    }
+
+    /// The sandbox's cgroup (limits and accounting), if the launcher had a hierarchy.
+    pub fn cgroup(&self) -> Option<&SandboxCgroup> {
+        self.cgroup.as_ref()
     }
 
     /// A pidfd of the init: readable once it has exited (for async waiting).
@@ -424,8 +494,45 @@ impl SandboxProcess {
         };
         self.status = Some(status);
         self.state.remove_pid();
+        // Every process of the pid namespace is gone once its init is reaped.
+        if let Some(cgroup) = self.cgroup.take()
+            && let Err(e) = cgroup.remove()
+        {
+            tracing::warn!(error = %e, "removing a sandbox cgroup");
+        }
         Ok(Some(status))
     }
+}
+
+/// The seccomp profile, compiled once per process.
+fn seccomp_filters() -> Result<&'static [Program]> {
+    static FILTERS: OnceLock<std::result::Result<Vec<Program>, String>> = OnceLock::new();
+    FILTERS
+        .get_or_init(|| seccomp::compile().map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(|reason| Error::InitFailed { reason: format!("compiling the seccomp profile: {reason}") })
+}
+
+/// Puts the payload binary alone in `dir` (a hard link, or a copy across filesystems),
+/// the lower layer of the read-only overlay at `/.dsh/bin`: a bind mount of the host
+/// file would show its host path in the sandbox's mountinfo.
+fn link_program(program: &Path, dir: &Path) -> Result<()> {
+    let context = |what: &str| format!("{what} the payload binary in {}", dir.display());
+    match fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(Error::io(context("clearing"), e));
+        }
+        _ => {}
+    }
+    fs::create_dir(dir).map_err(|e| Error::io(context("making a directory for"), e))?;
+    let name = program.file_name().ok_or_else(|| Error::ProgramNotFound { path: program.to_owned() })?;
+    let target = dir.join(name);
+    // The file itself, not a symlink to it (`/bin/sh -> dash` would dangle inside).
+    let file = fs::canonicalize(program).map_err(|e| Error::io(context("resolving"), e))?;
+    if fs::hard_link(&file, &target).is_err() {
+        fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
+    }
+    Ok(())
 }
 
 /// This process's hard limit for `resource` (`None` = unlimited).
@@ -502,11 +609,8 @@ compile_error!("clone(2) takes its first two arguments swapped on s390x; not sup
 
 /// clone(CLONE_NEWPID | CLONE_PIDFD) without a new stack: fork semantics, with the child
 /// as pid 1 of a new pid namespace. Returns the child's host pid and a pidfd.
-fn clone_init(fds: &ChildFds, argv: &[CString]) -> io::Result<(u32, OwnedFd)> {
-    let path = argv
-        .first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty argv"))?
-        .as_ptr();
+fn clone_init(fds: &ChildFds, path: &CString, argv: &[CString]) -> io::Result<(u32, OwnedFd)> {
+    let path = path.as_ptr();
     let argv: Vec<*const libc::c_char> =
         argv.iter().map(|arg| arg.as_ptr()).chain([std::ptr::null()]).collect();
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
@@ -689,6 +793,14 @@ fn read_answer(mut control: &UnixStream, timeout: Duration) -> Result<Answer> {
 fn failure_error(answer: Answer, status: Result<ExitStatus>, program: &Path, init: &Path) -> Error {
     match answer {
         Answer::Report(Report::SetupFailed { step, errno, message }) => {
+            if let (Step::MountIdmapped { source, .. }, Some(errno)) = (&step, errno)
+                && matches!(errno, libc::EINVAL | libc::ENOSYS | libc::EPERM | libc::EOPNOTSUPP)
+            {
+                return Error::NamespacesUnavailable(Missing::IdmappedMount {
+                    path: source.clone(),
+                    errno,
+                });
+            }
             if let (Step::Unshare { namespaces }, Some(errno)) = (&step, errno)
                 && matches!(errno, libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)
             {

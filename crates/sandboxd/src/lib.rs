@@ -2,7 +2,10 @@
 //!
 //! A sandbox is one payload process (later `dsh-envd`) running under a pid 1 of our own
 //! (`dsh-sandbox-init`) inside fresh mount, pid, uts and ipc namespaces (and optionally a
-//! fresh network namespace). Its root filesystem is a tmpfs that shows only an
+//! fresh network namespace). With strict isolation (the default) the payload also runs in
+//! a user namespace of its own (root inside is an unprivileged uid block on the host),
+//! with Docker's capability set, `no_new_privs`, a seccomp filter ([`seccomp`]) and its
+//! own cgroup ([`cgroup`]). Its root filesystem is a tmpfs that shows only an
 //! allow-list of host directories, each as an overlay whose writable layer lives in the
 //! sandbox's state directory; everything else on the host is invisible.
 //!
@@ -17,6 +20,7 @@
 //!
 //! See `docs/sandboxes.md` for the process tree, the mount plan and how to add a template.
 
+pub mod cgroup;
 pub mod destroy;
 pub mod error;
 pub mod exec;
@@ -25,6 +29,7 @@ pub mod launch;
 pub mod layout;
 pub mod plan;
 pub mod privileges;
+pub mod seccomp;
 pub mod server;
 pub mod spec;
 pub mod state;
@@ -41,5 +46,5 @@ pub use error::{Error, Missing, Result};
 pub use launch::{Launcher, Output, Payload, SandboxProcess, spawn_sandboxed};
 pub use layout::{HostEntry, HostLayout};
 pub use server::{Config as DaemonConfig, Daemon, serve};
-pub use spec::{Limits, Net, SandboxSpec};
+pub use spec::{IdRange, Isolation, IsolationLevel, Limits, Net, SandboxSpec};
 pub use template::{Template, Templates};

@@ -2,14 +2,21 @@
 //! to the ordered steps the init performs (through [`crate::syscall::Syscall`]).
 //!
 //! Order matters and is part of the contract (unit tests pin it):
-//! 1. new mount/uts/ipc(/net) namespaces, then every mount made private, so nothing the
+//! 1. with strict isolation, the sandbox's user namespace (the init stays outside it: it
+//!    needs its host privileges for the mounts; the payload enters it);
+//! 2. new mount/uts/ipc(/net) namespaces, then every mount made private, so nothing the
 //!    sandbox mounts can propagate to the host;
-//! 2. state directories, then a tmpfs that becomes the new root;
-//! 3. the template's allow-list (overlays, symlinks, read-only files) and the account files
-//!    written into the `/etc` upper layer;
-//! 4. fresh `/proc`, read-only `/sys`, a minimal `/dev`, tmpfs `/tmp` and `/run`, the
-//!    persistent `/home`, `/root` and `/var`, and the payload binary at `/.dsh/bin/<name>`;
-//! 5. `pivot_root` into the new root, detaching the host's; then the rlimits.
+//! 3. state directories, then a tmpfs that becomes the new root;
+//! 4. the template's allow-list (overlays over idmapped copies of the host directories,
+//!    symlinks, read-only files) and the account files written into the `/etc` upper layer;
+//! 5. fresh `/proc`, read-only `/sys`, a minimal `nodev` `/dev`, tmpfs `/tmp` and `/run`,
+//!    the persistent `/home`, `/root` and `/var`, and the payload binary at
+//!    `/.dsh/bin/<name>`; then Docker's masked and read-only `/proc` and `/sys` paths;
+//! 6. `pivot_root` into the new root, detaching the host's; then the rlimits.
+//!
+//! Overlays are mounted with paths relative to the state directory (the init changes into
+//! it first), so `/proc/self/mountinfo` inside shows no host path: every writable place
+//! is an overlay (whose mountinfo root is `/`), never a bind mount of a host directory.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -18,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::layout::{HostEntry, HostLayout};
-use crate::spec::{Net, SandboxSpec};
+use crate::spec::{IdRange, Isolation, Net, SandboxSpec};
 use crate::state::StateDir;
 use crate::syscall::{MountFlags, Namespaces, Resource};
 use crate::users;
@@ -32,10 +39,35 @@ pub const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom", "tty
 /// Options of the sandbox's own devpts instance.
 pub const DEVPTS_OPTIONS: &str = "newinstance,ptmxmode=0666,mode=0620";
 
+/// Docker's masked paths: kernel state a sandbox has no business reading (a directory
+/// is covered by an empty read-only tmpfs, a file by `/dev/null`). Missing ones are skipped.
+pub const MASKED_DIRS: &[&str] =
+    &["/proc/acpi", "/proc/asound", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap"];
+pub const MASKED_FILES: &[&str] = &[
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/latency_stats",
+    "/proc/timer_list",
+    "/proc/timer_stats",
+    "/proc/sched_debug",
+];
+/// Docker's read-only paths: kernel knobs that must not be written from inside.
+pub const READ_ONLY_PATHS: &[&str] =
+    &["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"];
+
+/// Where, relative to the state directory, the payload binary is found for the read-only
+/// overlay at [`PROGRAM_DIR`] (the launcher links it there).
+pub const PROGRAM_LINK_DIR: &str = "program";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Step {
     SetUmask {
         mask: u32,
+    },
+    /// A user namespace mapping ids 0-65535 to the host block `ids`, kept for the
+    /// idmapped mounts and for the payload.
+    CreateUserNamespace {
+        ids: IdRange,
     },
     Unshare {
         namespaces: Namespaces,
@@ -52,13 +84,14 @@ pub enum Step {
         mode: u32,
         owner: Option<(u32, u32)>,
     },
-    /// Writes a file; with `replace: false` an existing file (an earlier run's, possibly
-    /// edited inside the sandbox) is kept.
+    /// Writes a file (then sets its host owner, if given); with `replace: false` an
+    /// existing file (an earlier run's, possibly edited inside the sandbox) is kept.
     WriteFile {
         path: PathBuf,
         contents: Contents,
         mode: u32,
         replace: bool,
+        owner: Option<(u32, u32)>,
     },
     /// An empty file to bind-mount over.
     CreateFile {
@@ -69,16 +102,30 @@ pub enum Step {
         target: PathBuf,
         link: PathBuf,
     },
+    /// A tmpfs whose root has `mode` and (if given) the host owner `owner`.
     MountTmpfs {
         target: PathBuf,
         mode: u32,
         flags: MountFlags,
+        owner: Option<(u32, u32)>,
     },
+    /// Changes the working directory: the overlays that follow name their layers relative
+    /// to it.
+    Chdir {
+        path: PathBuf,
+    },
+    /// A copy of the mount at `source` whose owners are seen through the user namespace.
+    MountIdmapped {
+        source: PathBuf,
+        target: PathBuf,
+    },
+    /// An overlay; without `upper` (and `work`) it is read-only.
     MountOverlay {
         lower: PathBuf,
-        upper: PathBuf,
-        work: PathBuf,
+        upper: Option<PathBuf>,
+        work: Option<PathBuf>,
         target: PathBuf,
+        flags: MountFlags,
     },
     Bind {
         source: PathBuf,
@@ -92,6 +139,20 @@ pub enum Step {
         target: PathBuf,
     },
     MountDevpts {
+        target: PathBuf,
+    },
+    /// Docker's masking: an empty read-only tmpfs over a directory. Skipped if missing.
+    MaskDir {
+        target: PathBuf,
+    },
+    /// Docker's masking: `null` (a device node already in the sandbox) over a file.
+    /// Skipped if missing.
+    MaskFile {
+        target: PathBuf,
+        null: PathBuf,
+    },
+    /// Bound onto itself read-only (nosuid, nodev, noexec). Skipped if missing.
+    ReadOnly {
         target: PathBuf,
     },
     /// chdir, `pivot_root(".", ".")`, detach the old root, chdir `/`.
@@ -117,6 +178,13 @@ impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Step::SetUmask { mask } => write!(f, "umask {mask:03o}"),
+            Step::CreateUserNamespace { ids } => write!(
+                f,
+                "create a user namespace (ids 0-{} = host {}-{})",
+                IdRange::SIZE - 1,
+                ids.host_base,
+                u64::from(ids.host_base) + u64::from(IdRange::SIZE) - 1
+            ),
             Step::Unshare { namespaces } => write!(f, "unshare {namespaces}"),
             Step::MakeMountsPrivate => f.write_str("make all mounts private"),
             Step::SetHostname { name } => write!(f, "sethostname {name}"),
@@ -134,6 +202,10 @@ impl fmt::Display for Step {
                 write!(f, "symlink {} -> {}", link.display(), target.display())
             }
             Step::MountTmpfs { target, .. } => write!(f, "mount tmpfs at {}", target.display()),
+            Step::Chdir { path } => write!(f, "chdir {}", path.display()),
+            Step::MountIdmapped { source, target } => {
+                write!(f, "idmapped mount of {} at {}", source.display(), target.display())
+            }
             Step::MountOverlay { lower, target, .. } => {
                 write!(f, "mount overlay of {} at {}", lower.display(), target.display())
             }
@@ -147,6 +219,10 @@ impl fmt::Display for Step {
             Step::MountProc { target } => write!(f, "mount proc at {}", target.display()),
             Step::MountSysfs { target } => write!(f, "mount sysfs at {}", target.display()),
             Step::MountDevpts { target } => write!(f, "mount devpts at {}", target.display()),
+            Step::MaskDir { target } | Step::MaskFile { target, .. } => {
+                write!(f, "mask {}", target.display())
+            }
+            Step::ReadOnly { target } => write!(f, "make {} read-only", target.display()),
             Step::PivotRoot { new_root } => write!(f, "pivot_root into {}", new_root.display()),
             Step::SetRlimit { resource, limit } => write!(f, "setrlimit {resource} {limit}"),
         }
@@ -180,15 +256,26 @@ pub fn shown_paths(spec: &SandboxSpec) -> Vec<&Path> {
     shown
 }
 
-/// Builds the whole setup plan. `program` is the host path of the payload binary.
+/// Builds the whole setup plan. `program` is the host path of the payload binary; the
+/// launcher links it into `<state>/program/` (see [`PROGRAM_LINK_DIR`]).
 pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<Vec<Step>> {
     spec.validate()?;
     let state = StateDir::new(&spec.state_dir);
     let root = state.rootfs();
-    let program_target = in_root(&root, &program_inside(program)?);
+    program_inside(program)?;
     let at = |inside: &str| in_root(&root, Path::new(inside));
-    let mut steps = vec![
-        Step::SetUmask { mask: 0o022 },
+    let isolation = spec.isolation;
+    // Host owner of ids inside the sandbox (the same ids without a user namespace).
+    let owner = |uid: u32, gid: u32| Some((isolation.host_id(uid), isolation.host_id(gid)));
+    let root_owned = owner(0, 0);
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
+
+    let mut steps = vec![Step::SetUmask { mask: 0o022 }];
+    if let Isolation::Strict { ids } = isolation {
+        steps.push(Step::CreateUserNamespace { ids });
+    }
+    steps.extend([
         Step::Unshare {
             namespaces: Namespaces {
                 mount: true,
@@ -199,24 +286,15 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         },
         Step::MakeMountsPrivate,
         Step::SetHostname { name: spec.id.clone() },
-    ];
+    ]);
     if spec.net == Net::None {
         steps.push(Step::LoopbackUp);
     }
 
-    let user_home = state.home().join("user");
     steps.extend([
         dir(state.rootfs(), 0o755),
-        dir(state.home(), 0o755),
-        Step::MakeDir {
-            path: user_home,
-            mode: 0o755,
-            owner: Some((users::USER_UID, users::USER_GID)),
-        },
-        dir(state.root_home(), 0o700),
-        dir(state.var(), 0o755),
-        dir(state.var().join("tmp"), 0o1777),
-        Step::MountTmpfs { target: root.clone(), mode: 0o755, flags: MountFlags::EMPTY },
+        Step::MountTmpfs { target: root.clone(), mode: 0o755, flags: MountFlags::NOSUID, owner: root_owned },
+        Step::Chdir { path: state.path().to_owned() },
     ]);
 
     let mut etc_shown = false;
@@ -233,22 +311,30 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
             ]),
             HostEntry::Dir { mode, uid, gid } => {
                 let upper = state.upper(path);
-                steps.push(Step::MakeDir {
-                    path: upper.clone(),
-                    mode: *mode,
-                    owner: Some((*uid, *gid)),
-                });
+                steps.push(Step::MakeDir { path: upper.clone(), mode: *mode, owner: owner(*uid, *gid) });
                 steps.push(dir(state.work(path), 0o700));
                 if path == Path::new("/etc") {
-                    steps.extend(account_files(&upper, &spec.id, false));
+                    steps.extend(account_files(&upper, &spec.id, false, root_owned));
                 }
+                let lower = match isolation {
+                    Isolation::Strict { .. } => {
+                        let staged = state.lower(path);
+                        steps.extend([
+                            dir(staged.clone(), 0o755),
+                            Step::MountIdmapped { source: path.to_owned(), target: staged.clone() },
+                        ]);
+                        relative(&state, &staged)
+                    }
+                    Isolation::Namespaces => path.to_owned(),
+                };
                 steps.extend([
-                    dir(target.clone(), 0o755),
+                    own_dir(target.clone(), 0o755),
                     Step::MountOverlay {
-                        lower: path.to_owned(),
-                        upper,
-                        work: state.work(path),
+                        lower,
+                        upper: Some(relative(&state, &upper)),
+                        work: Some(relative(&state, &state.work(path))),
                         target,
+                        flags: MountFlags::EMPTY,
                     },
                 ]);
             }
@@ -258,8 +344,8 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
     if !etc_shown {
         // No host /etc: the account files live on the (ephemeral) tmpfs root.
         let etc = at("/etc");
-        steps.push(dir(etc.clone(), 0o755));
-        steps.extend(account_files(&etc, &spec.id, true));
+        steps.push(own_dir(etc.clone(), 0o755));
+        steps.extend(account_files(&etc, &spec.id, true, root_owned));
     }
 
     steps.extend([
@@ -271,7 +357,10 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         Step::MountTmpfs {
             target: at("/dev"),
             mode: 0o755,
-            flags: MountFlags::NOSUID | MountFlags::NOEXEC,
+            // nodev: a device node made inside (mknod) opens nothing; the allowed devices
+            // are bind mounts of the host's nodes, which keep their own flags.
+            flags: MountFlags::NOSUID | MountFlags::NOEXEC | MountFlags::NODEV,
+            owner: root_owned,
         },
     ]);
     for device in DEVICES {
@@ -283,42 +372,86 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         ]);
     }
     steps.extend([
-        dir(at("/dev/pts"), 0o755),
+        own_dir(at("/dev/pts"), 0o755),
         Step::MountDevpts { target: at("/dev/pts") },
         symlink("pts/ptmx", at("/dev/ptmx")),
-        dir(at("/dev/shm"), 0o1777),
+        own_dir(at("/dev/shm"), 0o1777),
         Step::MountTmpfs {
             target: at("/dev/shm"),
             mode: 0o1777,
             flags: MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            owner: root_owned,
         },
         symlink("/proc/self/fd", at("/dev/fd")),
         symlink("/proc/self/fd/0", at("/dev/stdin")),
         symlink("/proc/self/fd/1", at("/dev/stdout")),
         symlink("/proc/self/fd/2", at("/dev/stderr")),
-        dir(at("/tmp"), 0o755),
+        own_dir(at("/tmp"), 0o755),
         Step::MountTmpfs {
             target: at("/tmp"),
             mode: 0o1777,
             flags: MountFlags::NOSUID | MountFlags::NODEV,
+            owner: root_owned,
         },
-        dir(at("/run"), 0o755),
+        own_dir(at("/run"), 0o755),
         Step::MountTmpfs {
             target: at("/run"),
             mode: 0o755,
             flags: MountFlags::NOSUID | MountFlags::NODEV,
+            owner: root_owned,
         },
-        dir(at("/home"), 0o755),
-        bind_rw(state.home(), at("/home")),
-        dir(at("/root"), 0o700),
-        bind_rw(state.root_home(), at("/root")),
-        dir(at("/var"), 0o755),
-        bind_rw(state.var(), at("/var")),
-        dir(at(PROGRAM_DIR), 0o755),
-        Step::CreateFile { path: program_target.clone(), mode: 0o755 },
-        Step::Bind { source: program.to_owned(), target: program_target, read_only: true },
-        Step::PivotRoot { new_root: root },
     ]);
+
+    // /home, /root and /var persist in the state directory. Each is an overlay over an
+    // empty lower layer rather than a bind mount, which would show its host path in
+    // mountinfo.
+    let empty = state.path().join("empty");
+    steps.push(dir(empty.clone(), 0o755));
+    let persistent = [
+        ("/home", state.home(), 0o755),
+        ("/root", state.root_home(), 0o700),
+        ("/var", state.var(), 0o755),
+    ];
+    for (inside, upper, mode) in &persistent {
+        steps.push(own_dir(upper.clone(), *mode));
+        if *inside == "/home" {
+            steps.push(Step::MakeDir { path: state.home().join("user"), mode: 0o755, owner: owner(users::USER_UID, users::USER_GID) });
+        }
+        if *inside == "/var" {
+            steps.push(own_dir(state.var().join("tmp"), 0o1777));
+        }
+        let work = state.work(Path::new(inside));
+        steps.extend([
+            dir(work.clone(), 0o700),
+            own_dir(at(inside), *mode),
+            Step::MountOverlay {
+                lower: relative(&state, &empty),
+                upper: Some(relative(&state, upper)),
+                work: Some(relative(&state, &work)),
+                target: at(inside),
+                flags: MountFlags::NOSUID | MountFlags::NODEV,
+            },
+        ]);
+    }
+
+    steps.extend([
+        own_dir(at(PROGRAM_DIR), 0o755),
+        Step::MountOverlay {
+            // A read-only overlay needs two lower layers.
+            lower: PathBuf::from(format!("{PROGRAM_LINK_DIR}:{}", relative(&state, &empty).display())),
+            upper: None,
+            work: None,
+            target: at(PROGRAM_DIR),
+            flags: MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+        },
+    ]);
+    let null = at("/dev/null");
+    steps.extend(MASKED_DIRS.iter().map(|path| Step::MaskDir { target: at(path) }));
+    steps.extend(
+        MASKED_FILES.iter().map(|path| Step::MaskFile { target: at(path), null: null.clone() }),
+    );
+    steps.extend(READ_ONLY_PATHS.iter().map(|path| Step::ReadOnly { target: at(path) }));
+    steps.push(Step::PivotRoot { new_root: root });
 
     for (resource, limit) in spec.limits.entries() {
         if let Some(limit) = limit {
@@ -326,6 +459,11 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         }
     }
     Ok(steps)
+}
+
+/// `path` relative to the state directory (it is always under it).
+fn relative(state: &StateDir, path: &Path) -> PathBuf {
+    path.strip_prefix(state.path()).map_or_else(|_| path.to_owned(), Path::to_owned)
 }
 
 /// `root` joined with an absolute path inside the sandbox.
@@ -341,18 +479,21 @@ fn symlink(target: &str, link: PathBuf) -> Step {
     Step::Symlink { target: PathBuf::from(target), link }
 }
 
-fn bind_rw(source: PathBuf, target: PathBuf) -> Step {
-    Step::Bind { source, target, read_only: false }
-}
 
 /// passwd, group, hostname and hosts in `etc`. `replace_all: false` keeps the files an
 /// earlier run wrote (the sandbox may have added users); the hostname is always rewritten.
-fn account_files(etc: &Path, id: &str, replace_all: bool) -> [Step; 4] {
+fn account_files(
+    etc: &Path,
+    id: &str,
+    replace_all: bool,
+    owner: Option<(u32, u32)>,
+) -> [Step; 4] {
     let file = |name: &str, contents: Contents, replace: bool| Step::WriteFile {
         path: etc.join(name),
         contents,
         mode: 0o644,
         replace,
+        owner,
     };
     [
         file("passwd", Contents::PasswdWithUser { host: "/etc/passwd".into() }, replace_all),

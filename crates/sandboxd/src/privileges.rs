@@ -54,6 +54,40 @@ pub fn check() -> Result<(), Missing> {
     classify(&Facts::of_this_process())
 }
 
+/// What strict isolation needs beyond [`check`]: user namespaces, and idmapped mounts
+/// of overlay lower layers (Linux 5.19).
+pub fn check_strict() -> Result<(), Missing> {
+    check()?;
+    let release = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    strict_supported(&release, fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().as_deref())
+}
+
+/// The decision of [`check_strict`] as a pure function of the kernel release and
+/// `user.max_user_namespaces`.
+pub fn strict_supported(release: &str, max_user_namespaces: Option<&str>) -> Result<(), Missing> {
+    match max_user_namespaces.map(str::trim) {
+        None => return Err(Missing::StrictIsolation { what: "the kernel has no user namespaces".into() }),
+        Some("0") => {
+            return Err(Missing::StrictIsolation {
+                what: "user.max_user_namespaces is 0 (set it above 0 with sysctl)".into(),
+            });
+        }
+        Some(_) => {}
+    }
+    let mut numbers = release.trim().split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
+    let major: u32 = numbers.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let minor: u32 = numbers.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    if (major, minor) < (5, 19) {
+        return Err(Missing::StrictIsolation {
+            what: format!(
+                "Linux {} has no idmapped overlay layers (5.19 or later is needed)",
+                release.trim()
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn effective_caps() -> Option<u64> {
     let status = fs::read_to_string("/proc/self/status").ok()?;
     let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
@@ -110,6 +144,18 @@ mod tests {
 
         let capless_root = Facts { euid: 0, cap_sys_admin: false, user_namespaces: Ok(()) };
         assert_eq!(classify(&capless_root), Err(Missing::CapSysAdmin));
+    }
+
+    #[test]
+    fn strict_isolation_needs_user_namespaces_and_linux_5_19() {
+        assert_eq!(strict_supported("6.18.44-fc-v857\n", Some("96364\n")), Ok(()));
+        assert_eq!(strict_supported("5.19.0", Some("10")), Ok(()));
+        assert_eq!(
+            strict_supported("5.15.0-91-generic", Some("10")).unwrap_err().to_string(),
+            "strict isolation is unavailable: Linux 5.15.0-91-generic has no idmapped overlay layers (5.19 or later is needed); set [sandboxd] isolation = \"namespaces\" in dsh.toml only for code you trust"
+        );
+        assert!(strict_supported("6.1.0", Some("0")).is_err());
+        assert!(strict_supported("6.1.0", None).is_err());
     }
 
     #[test]

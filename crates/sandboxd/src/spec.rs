@@ -4,6 +4,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::Resources;
 use crate::error::{Error, Result};
 use crate::syscall::Resource;
 use crate::template::Template;
@@ -22,6 +23,108 @@ pub struct SandboxSpec {
     pub template: Template,
     pub net: Net,
     pub limits: Limits,
+    pub isolation: Isolation,
+    /// cgroup limits (memory, pids, CPU); applied by the launcher when it is given a
+    /// cgroup hierarchy ([`crate::Launcher::cgroups`]).
+    pub resources: Resources,
+}
+
+/// How far a sandbox is separated from the host. There is no silent fallback: a host
+/// that cannot give `Strict` fails the create with what is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "level")]
+pub enum Isolation {
+    /// The security boundary: a user namespace whose uids 0-65535 are the unprivileged
+    /// host block `ids` (root inside is nobody on the host), host files seen through
+    /// idmapped lower layers, Docker's 14 capabilities, `no_new_privs` and the seccomp
+    /// profile of [`crate::seccomp`].
+    Strict { ids: IdRange },
+    /// Namespaces only: root inside is root on the host. For code you trust.
+    Namespaces,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Strict { .. } => "strict",
+            Isolation::Namespaces => "namespaces",
+        }
+    }
+
+    /// The host id of `inside` (a uid or gid inside the sandbox).
+    pub fn host_id(self, inside: u32) -> u32 {
+        match self {
+            Isolation::Strict { ids } => ids.host_base.saturating_add(inside),
+            Isolation::Namespaces => inside,
+        }
+    }
+}
+
+/// The isolation a daemon gives its sandboxes (`[sandboxd] isolation` in `dsh.toml`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IsolationLevel {
+    /// See [`Isolation::Strict`].
+    #[default]
+    Strict,
+    /// See [`Isolation::Namespaces`]: root inside is root on the host.
+    Namespaces,
+}
+
+impl IsolationLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationLevel::Strict => "strict",
+            IsolationLevel::Namespaces => "namespaces",
+        }
+    }
+}
+
+impl std::str::FromStr for IsolationLevel {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "strict" => Ok(IsolationLevel::Strict),
+            "namespaces" => Ok(IsolationLevel::Namespaces),
+            other => Err(format!(
+                "unknown isolation level {other:?} (known: strict, namespaces)"
+            )),
+        }
+    }
+}
+
+/// A block of [`IdRange::SIZE`] host uids (and the same gids) that a sandbox's uids and
+/// gids 0-65535 map to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IdRange {
+    pub host_base: u32,
+}
+
+impl IdRange {
+    /// Ids per sandbox: 0-65535, like a normal system's.
+    pub const SIZE: u32 = 65_536;
+    /// The first block starts here: above every uid a host hands out to people or
+    /// services, and below 2^31 so tools that store ids as signed 32-bit numbers work.
+    pub const DEFAULT_BASE: u32 = 1 << 30;
+    /// Blocks between `DEFAULT_BASE` and 2^31.
+    pub const SLOTS: u32 = ((1u32 << 31) - Self::DEFAULT_BASE) / Self::SIZE;
+
+    /// Block number `slot` above `base`; `None` past the end of the 32-bit id space.
+    pub fn slot(base: u32, slot: u32) -> Option<IdRange> {
+        let offset = slot.checked_mul(Self::SIZE)?;
+        let host_base = base.checked_add(offset)?;
+        host_base.checked_add(Self::SIZE)?;
+        Some(IdRange { host_base })
+    }
+
+    /// A block chosen from the sandbox id, for callers without an allocator (the daemon
+    /// allocates distinct blocks and records them; two ids may hash to one block here).
+    pub fn from_id(id: &str) -> IdRange {
+        // FNV-1a: stable across builds and platforms, unlike std's hasher.
+        let hash = id.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+        IdRange { host_base: Self::DEFAULT_BASE + (hash % Self::SLOTS) * Self::SIZE }
+    }
 }
 
 /// Network namespace of the sandbox.
@@ -95,12 +198,16 @@ impl Limits {
 impl SandboxSpec {
     /// A spec with the host network and default limits.
     pub fn new(id: impl Into<String>, state_dir: impl Into<PathBuf>, template: Template) -> Self {
+        let id = id.into();
+        let id_for_ids = id.clone();
         SandboxSpec {
-            id: id.into(),
+            id,
             state_dir: state_dir.into(),
             template,
             net: Net::Host,
             limits: Limits::default(),
+            isolation: Isolation::Strict { ids: IdRange::from_id(&id_for_ids) },
+            resources: Resources::default(),
         }
     }
 

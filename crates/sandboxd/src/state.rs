@@ -4,9 +4,12 @@
 //! <state>/rootfs                    mount point of the sandbox's tmpfs root (empty on the host)
 //! <state>/overlay/<path>/upper      writable layer of the overlay shown at <path>
 //! <state>/overlay/<path>/work       overlayfs work directory
-//! <state>/home                      /home inside (with user/ owned by 1000:1000)
-//! <state>/root                      /root inside
-//! <state>/var                       /var inside
+//! <state>/overlay/<path>/lower      mount point of the idmapped host directory (setup only)
+//! <state>/empty                     empty lower layer of /home, /root and /var
+//! <state>/program/<name>            the payload binary (hard link or copy)
+//! <state>/home                      upper layer of /home (user/ owned by uid 1000 inside)
+//! <state>/root                      upper layer of /root
+//! <state>/var                       upper layer of /var
 //! <state>/init.pid                  "<host pid> <start time>" of the running init
 //! ```
 
@@ -43,6 +46,17 @@ impl StateDir {
 
     pub fn work(&self, inside: &Path) -> PathBuf {
         self.overlay(inside).join("work")
+    }
+
+    /// Mount point of the idmapped copy of the host directory shown at `inside` (used
+    /// only while the overlay is made; gone with the host's root at `pivot_root`).
+    pub fn lower(&self, inside: &Path) -> PathBuf {
+        self.overlay(inside).join("lower")
+    }
+
+    /// The payload binary's directory (a hard link or copy of it).
+    pub fn program(&self) -> PathBuf {
+        self.root.join(crate::plan::PROGRAM_LINK_DIR)
     }
 
     pub fn home(&self) -> PathBuf {

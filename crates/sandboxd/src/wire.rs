@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Step;
+use crate::seccomp::Program;
 
 /// The init's end of the control socket.
 pub(crate) const CONTROL_FD: i32 = 3;
@@ -25,6 +26,16 @@ pub(crate) struct InitConfig {
     pub args: Vec<Vec<u8>>,
     pub env: Vec<(String, String)>,
     pub workdir: PathBuf,
+    /// Strict isolation: how the payload is confined right before it starts.
+    pub confine: Option<Confinement>,
+}
+
+/// The payload enters the user namespace the plan created, becomes root there, drops
+/// every capability but Docker's set, sets `no_new_privs` and installs these seccomp
+/// filters (compiled once by the daemon).
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Confinement {
+    pub seccomp: Vec<Program>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

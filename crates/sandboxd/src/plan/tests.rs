@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::exec::{self, StepError};
-use crate::spec::Limits;
+use crate::spec::{IdRange, Isolation, Limits};
 use crate::syscall::{Call, RecordingSyscall};
 use crate::template::Template;
 
@@ -34,8 +34,12 @@ fn merged_usr_host() -> HostLayout {
     ])
 }
 
+/// Strict isolation with the host uid block 100000-165535, so owners read well.
+const IDS: IdRange = IdRange { host_base: 100_000 };
+
 fn base_spec() -> SandboxSpec {
     let mut spec = SandboxSpec::new("sbx-1", "/s", Template::base());
+    spec.isolation = Isolation::Strict { ids: IDS };
     spec.limits = Limits {
         max_processes: Some(100),
         max_open_files: Some(512),
@@ -50,6 +54,7 @@ fn render(steps: &[Step]) -> String {
     for step in steps {
         let line = match step {
             Step::SetUmask { mask } => format!("umask {mask:03o}"),
+            Step::CreateUserNamespace { ids } => format!("userns 0-65535 = {}+", ids.host_base),
             Step::Unshare { namespaces } => format!("unshare {namespaces}"),
             Step::MakeMountsPrivate => "make-rprivate /".into(),
             Step::SetHostname { name } => format!("hostname {name}"),
@@ -58,29 +63,40 @@ fn render(steps: &[Step]) -> String {
                 let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
                 format!("mkdir {} {mode:04o}{owner}", path.display())
             }
-            Step::WriteFile { path, contents, mode, replace } => {
+            Step::WriteFile { path, contents, mode, replace, owner } => {
                 let contents = match contents {
                     Contents::Text(text) => format!("{text:?}"),
                     Contents::PasswdWithUser { host } => format!("passwd+user({})", host.display()),
                     Contents::GroupWithUser { host } => format!("group+user({})", host.display()),
                 };
                 let keep = if *replace { "" } else { " keep-existing" };
-                format!("write {} {mode:04o} {contents}{keep}", path.display())
+                let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
+                format!("write {} {mode:04o} {contents}{keep}{owner}", path.display())
             }
             Step::CreateFile { path, mode } => format!("touch {} {mode:04o}", path.display()),
             Step::Symlink { target, link } => {
                 format!("symlink {} -> {}", link.display(), target.display())
             }
-            Step::MountTmpfs { target, mode, flags } => {
-                format!("tmpfs {} mode={mode:04o} {flags}", target.display())
+            Step::MountTmpfs { target, mode, flags, owner } => {
+                let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
+                format!("tmpfs {} mode={mode:04o} {flags}{owner}", target.display())
             }
-            Step::MountOverlay { lower, upper, work, target } => format!(
-                "overlay {} lower={} upper={} work={}",
-                target.display(),
-                lower.display(),
-                upper.display(),
-                work.display()
-            ),
+            Step::Chdir { path } => format!("cd {}", path.display()),
+            Step::MountIdmapped { source, target } => {
+                format!("idmap {} at {}", source.display(), target.display())
+            }
+            Step::MountOverlay { lower, upper, work, target, flags } => {
+                let mut line = format!("overlay {} lower={}", target.display(), lower.display());
+                if let (Some(upper), Some(work)) = (upper, work) {
+                    line.push_str(&format!(" upper={} work={}", upper.display(), work.display()));
+                }
+                format!("{line} {flags}")
+            }
+            Step::MaskDir { target } => format!("mask-dir {}", target.display()),
+            Step::MaskFile { target, null } => {
+                format!("mask-file {} with {}", target.display(), null.display())
+            }
+            Step::ReadOnly { target } => format!("read-only {}", target.display()),
             Step::Bind { source, target, read_only } => format!(
                 "bind {} {} {}",
                 source.display(),
@@ -134,6 +150,10 @@ fn render_calls(calls: &[Call]) -> String {
             }
             Call::SetRlimit { resource, soft, hard } => {
                 format!("setrlimit({resource}, {soft}, {hard})")
+            }
+            Call::CreateUserNamespace(ids) => format!("userns({})", ids.host_base),
+            Call::MountIdmapped { source, target } => {
+                format!("idmapped_mount({}, {})", source.display(), target.display())
             }
         };
         writeln!(out, "{line}").unwrap();
@@ -313,6 +333,7 @@ fn invalid_specs_and_programs_are_rejected_before_any_step() {
 /// A template small enough to pin every recorded system call.
 fn minimal_spec() -> (SandboxSpec, HostLayout) {
     let mut spec = SandboxSpec::new("box", "/s", Template::base());
+    spec.isolation = Isolation::Strict { ids: IDS };
     spec.template.read_only_paths = vec!["/etc".into(), "/bin".into()];
     spec.limits = Limits {
         max_processes: None,

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::registry::{Phase, Record, Slot, new_sandbox_id, now_ms, random_hex, rfc3339};
+use super::registry::{Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
     ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, lifecycle,
     proxy,
@@ -110,6 +110,7 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
         "envdVersion": ENVD_VERSION,
         "trafficAccessToken": null,
         "domain": shared.config.domain,
+        "isolation": isolation_name(record),
     });
     if let Some(token) = &record.envd_access_token {
         value["envdAccessToken"] = json!(token);
@@ -119,6 +120,16 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
     }
     value
 }
+
+/// dsh extension: the isolation level the sandbox got (`strict` or `namespaces`).
+fn isolation_name(record: &Record) -> &'static str {
+    record.isolation.map_or("namespaces", |isolation| isolation.name())
+}
+
+/// Bounds of the create request's cpuCount and memoryMB.
+const MAX_CPU_COUNT: u64 = 256;
+const MIN_MEMORY_MB: u64 = 128;
+const MAX_MEMORY_MB: u64 = 1 << 20;
 
 fn state_name(phase: Phase) -> &'static str {
     match phase {
@@ -134,11 +145,12 @@ fn listed_json(shared: &Shared, record: &Record) -> Value {
         "clientID": CLIENT_ID,
         "startedAt": rfc3339(record.started_at_ms),
         "endAt": rfc3339(record.end_at_ms),
-        "cpuCount": shared.host.cpu_count,
-        "memoryMB": shared.host.memory_mb,
+        "cpuCount": record.cpu_count.unwrap_or(shared.config.defaults.cpu_count),
+        "memoryMB": record.memory_mb.unwrap_or(shared.config.defaults.memory_mb),
         "diskSizeMB": shared.host.disk_size_mb,
         "metadata": record.metadata,
         "state": state_name(record.phase),
+        "isolation": isolation_name(record),
         "envdVersion": ENVD_VERSION,
     });
     if let Some(alias) = &record.alias {
@@ -183,6 +195,11 @@ struct CreateBody {
     secure: Option<bool>,
     metadata: Option<BTreeMap<String, String>>,
     env_vars: Option<BTreeMap<String, String>>,
+    /// dsh extension (E2B sets these per template): the sandbox's CPU bandwidth in
+    /// whole CPUs and its memory limit.
+    cpu_count: Option<u64>,
+    #[serde(rename = "memoryMB")]
+    memory_mb: Option<u64>,
 }
 
 async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
@@ -196,6 +213,18 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         ));
     }
     let timeout = timeout_secs(body.timeout)?;
+    if let Some(cpus) = body.cpu_count
+        && !(1..=MAX_CPU_COUNT).contains(&cpus)
+    {
+        return Err(ApiError::bad_request(format!("cpuCount must be 1 to {MAX_CPU_COUNT}, not {cpus}")));
+    }
+    if let Some(memory) = body.memory_mb
+        && !(MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&memory)
+    {
+        return Err(ApiError::bad_request(format!(
+            "memoryMB must be {MIN_MEMORY_MB} to {MAX_MEMORY_MB}, not {memory}"
+        )));
+    }
     let now = now_ms();
     let record = Record {
         sandbox_id: String::new(),
@@ -208,15 +237,12 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         started_at_ms: now,
         end_at_ms: now + timeout * 1000,
         phase: Phase::Creating,
+        isolation: None,
+        cpu_count: body.cpu_count,
+        memory_mb: body.memory_mb,
     };
     detached(async move {
-        let slot = loop {
-            let slot =
-                Arc::new(Slot::new(Record { sandbox_id: new_sandbox_id(), ..record.clone() }));
-            if shared.insert_slot(slot.clone()) {
-                break slot;
-            }
-        };
+        let slot = shared.insert_new(&record).map_err(|e| ApiError::internal(&e))?;
         let _ops = slot.ops.lock().await;
         let id = slot.id.clone();
         // Written first: a daemon killed from here on finds a `creating` record on its

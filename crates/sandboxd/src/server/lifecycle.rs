@@ -15,9 +15,10 @@ use hyper::body::Bytes;
 
 use super::Shared;
 use super::proxy;
-use super::registry::{Phase, Slot, now_ms};
+use super::registry::{Phase, Record, Slot, now_ms};
+use crate::cgroup::Resources;
 use crate::launch::{Output, Payload, SandboxProcess};
-use crate::spec::SandboxSpec;
+use crate::spec::{Isolation, SandboxSpec};
 use crate::state::StateDir;
 
 /// Where envd writes its bound address, inside the sandbox (`/var` is the sandbox's own
@@ -28,9 +29,29 @@ const READY_FILE: &str = "envd.addr";
 const STOP_GRACE: Duration = Duration::from_secs(2);
 pub const DEFAULT_USER: &str = "user";
 
-pub fn spec_for(shared: &Shared, id: &str, template_id: &str) -> anyhow::Result<SandboxSpec> {
-    let template = shared.config.templates.get(template_id)?.clone();
-    Ok(SandboxSpec::new(id, shared.store.sandbox_dir(id), template))
+/// The spec of a sandbox from its record: its template, its uid block (kept for its
+/// whole life) and its limits.
+pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec> {
+    let id = &record.sandbox_id;
+    let template = shared.config.templates.get(&record.template_id)?.clone();
+    let mut spec = SandboxSpec::new(id, shared.store.sandbox_dir(id), template);
+    spec.isolation = match record.isolation {
+        Some(isolation) => isolation,
+        // A record from before isolation levels were recorded ran without a user
+        // namespace: its files are owned by host ids, so it keeps that level.
+        None => Isolation::Namespaces,
+    };
+    let defaults = shared.config.defaults;
+    let memory_mb = record.memory_mb.unwrap_or(defaults.memory_mb);
+    spec.resources = Resources {
+        memory_bytes: Some(memory_mb << 20),
+        // No swap beyond the memory limit: a sandbox over its limit is OOM-killed
+        // instead of slowing the host down by swapping.
+        swap_bytes: Some(0),
+        pids: Some(defaults.max_processes),
+        cpu_millis: Some(record.cpu_count.unwrap_or(defaults.cpu_count) * 1000),
+    };
+    Ok(spec)
 }
 
 /// Starts envd in the sandbox (a fresh sandbox, or a paused one over its kept files),
@@ -38,7 +59,7 @@ pub fn spec_for(shared: &Shared, id: &str, template_id: &str) -> anyhow::Result<
 /// (the caller sets the deadline and saves).
 pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let record = slot.record();
-    let spec = spec_for(shared, &record.sandbox_id, &record.template_id)?;
+    let spec = spec_for(shared, &record)?;
     let ready_host = spec.state_dir.join("var/lib/dsh-sandboxd");
     let log = spec.state_dir.join("envd.log");
     let started = Instant::now();
@@ -71,6 +92,13 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
         std::fs::create_dir_all(&ready_dir)
             .with_context(|| format!("creating {}", ready_dir.display()))?;
+        // envd runs as root of the sandbox's user namespace: the directories it writes
+        // its address into must be owned by that root on the host.
+        let root = spawn_spec.isolation.host_id(0);
+        for dir in [ready_dir.as_path(), ready_dir.parent().unwrap_or(&ready_dir)] {
+            std::os::unix::fs::chown(dir, Some(root), Some(root))
+                .with_context(|| format!("handing {} to the sandbox's root", dir.display()))?;
+        }
         match std::fs::remove_file(ready_dir.join(READY_FILE)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(e).context("removing a stale envd address file");
@@ -161,7 +189,7 @@ async fn wait_healthy(addr: SocketAddr, slot: &Slot) -> anyhow::Result<()> {
 
 async fn init(addr: SocketAddr, shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
     let record = slot.record();
-    let spec = spec_for(shared, &record.sandbox_id, &record.template_id)?;
+    let spec = spec_for(shared, &record)?;
     let body = serde_json::json!({
         "envVars": record.env_vars,
         "accessToken": record.envd_access_token,
@@ -288,9 +316,17 @@ pub fn kill_stray_init(dir: &std::path::Path) -> anyhow::Result<()> {
 /// crashed daemon left behind is killed first), files intact.
 pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> {
     let (records, orphans) = shared.store.scan().context("reading the sandbox records")?;
+    // An earlier daemon that died left its sandboxes' cgroups behind (empty once their
+    // inits are killed below).
+    let remove_cgroup = |id: &str| {
+        if let Err(e) = shared.cgroups.open(id).remove() {
+            tracing::warn!(sandbox = %id, error = %e, "removing a leftover sandbox cgroup");
+        }
+    };
     for name in orphans {
         tracing::warn!(sandbox = %name, "removing a sandbox directory without a record");
         destroy_dir(&name, shared.store.sandbox_dir(&name))?;
+        remove_cgroup(&name);
     }
     let mut kept = Vec::new();
     for mut record in records {
@@ -298,10 +334,12 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
         if record.phase == Phase::Creating {
             tracing::warn!(sandbox = %id, "removing a sandbox whose create did not complete");
             destroy_dir(&id, shared.store.sandbox_dir(&id))?;
+            remove_cgroup(&id);
             shared.store.remove(&id)?;
             continue;
         }
         kill_stray_init(&shared.store.sandbox_dir(&id))?;
+        remove_cgroup(&id);
         if record.phase != Phase::Paused {
             record.phase = Phase::Paused;
             shared.store.save(&record)?;

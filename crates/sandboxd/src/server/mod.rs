@@ -29,7 +29,9 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use crate::cgroup::Cgroups;
 use crate::launch::Launcher;
+use crate::spec::{IdRange, Isolation, IsolationLevel};
 use crate::template::Templates;
 use registry::{Phase, Slot, Store};
 
@@ -43,6 +45,8 @@ pub const API_KEY_FILE: &str = "api-key";
 pub const CLIENT_ID: &str = "dsh-sandboxd";
 pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+/// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
+pub const CGROUP_PARENT: &str = "dsh-sandboxes";
 
 /// Daemon configuration.
 #[derive(Debug, Clone)]
@@ -69,6 +73,28 @@ pub struct Config {
     pub envd_start_timeout: Duration,
     /// How often sandbox deadlines are checked.
     pub reaper_tick: Duration,
+    /// The isolation every sandbox gets; a host that cannot give it fails to start.
+    pub isolation: IsolationLevel,
+    /// First host uid of the uid blocks handed to sandboxes (strict isolation).
+    pub id_base: u32,
+    /// Limits of a sandbox whose create request names none (each in its own cgroup).
+    pub defaults: SandboxDefaults,
+}
+
+/// Per-sandbox cgroup limits used when the create request does not set them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxDefaults {
+    pub cpu_count: u64,
+    pub memory_mb: u64,
+    pub max_processes: u64,
+}
+
+impl Default for SandboxDefaults {
+    fn default() -> Self {
+        // Enough for a language server, a build and a test run side by side; a create
+        // request's cpuCount/memoryMB change it per sandbox.
+        SandboxDefaults { cpu_count: 2, memory_mb: 4096, max_processes: 4096 }
+    }
 }
 
 impl Config {
@@ -84,6 +110,9 @@ impl Config {
             templates: Templates::builtin(),
             envd_start_timeout: Duration::from_secs(20),
             reaper_tick: Duration::from_millis(200),
+            isolation: IsolationLevel::Strict,
+            id_base: IdRange::DEFAULT_BASE,
+            defaults: SandboxDefaults::default(),
         }
     }
 }
@@ -91,25 +120,14 @@ impl Config {
 /// Host facts reported as every sandbox's resources.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HostInfo {
-    cpu_count: u64,
-    memory_mb: u64,
     disk_size_mb: u64,
 }
 
 impl HostInfo {
     fn probe(state_dir: &Path) -> HostInfo {
-        let cpu_count = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
-        let memory_mb = std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .find_map(|l| l.strip_prefix("MemTotal:"))
-                    .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            })
-            .map_or(0, |kb| kb / 1024);
         let disk_size_mb = rustix::fs::statvfs(state_dir)
             .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) / (1024 * 1024));
-        HostInfo { cpu_count, memory_mb, disk_size_mb }
+        HostInfo { disk_size_mb }
     }
 }
 
@@ -121,6 +139,7 @@ pub(crate) struct Shared {
     launcher: Launcher,
     envd_binary: PathBuf,
     host: HostInfo,
+    cgroups: Arc<Cgroups>,
     sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
 }
 
@@ -145,6 +164,43 @@ impl Shared {
         }
         map.insert(slot.id.clone(), slot);
         true
+    }
+
+    /// Inserts a slot for a new sandbox with a fresh id and, under strict isolation, the
+    /// lowest uid block no other sandbox of this daemon holds.
+    pub(crate) fn insert_new(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
+        let mut map = self.map();
+        let isolation = match self.config.isolation {
+            IsolationLevel::Namespaces => Isolation::Namespaces,
+            IsolationLevel::Strict => {
+                let taken: std::collections::HashSet<u32> = map
+                    .values()
+                    .filter_map(|slot| match slot.lock().record.isolation {
+                        Some(Isolation::Strict { ids }) => Some(ids.host_base),
+                        _ => None,
+                    })
+                    .collect();
+                let ids = (0..)
+                    .map_while(|slot| IdRange::slot(self.config.id_base, slot))
+                    .find(|ids| !taken.contains(&ids.host_base))
+                    .context("every uid block is taken: kill some sandboxes")?;
+                Isolation::Strict { ids }
+            }
+        };
+        loop {
+            let id = registry::new_sandbox_id();
+            if map.contains_key(&id) {
+                continue;
+            }
+            let record = registry::Record {
+                sandbox_id: id.clone(),
+                isolation: Some(isolation),
+                ..record.clone()
+            };
+            let slot = Arc::new(Slot::new(record));
+            map.insert(id, slot.clone());
+            return Ok(slot);
+        }
     }
 
     pub(crate) fn remove_slot(&self, id: &str) {
@@ -216,6 +272,13 @@ impl Daemon {
         for arg in &config.init_args {
             launcher = launcher.init_arg(arg.clone());
         }
+        let cgroups = Arc::new(Cgroups::probe(CGROUP_PARENT).context(
+            "local sandboxes need cgroups for their limits (memory, pids, CPU)",
+        )?);
+        launcher = launcher.cgroups(cgroups.clone());
+        if config.isolation == IsolationLevel::Strict {
+            crate::privileges::check_strict().context("strict isolation is not available")?;
+        }
         let envd_binary = match &config.envd_binary {
             Some(path) => path.clone(),
             None => locate_envd()?,
@@ -232,6 +295,7 @@ impl Daemon {
             launcher,
             envd_binary,
             host,
+            cgroups,
             sandboxes: Mutex::new(HashMap::new()),
         });
 

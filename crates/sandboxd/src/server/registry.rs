@@ -15,6 +15,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::launch::SandboxProcess;
+use crate::spec::Isolation;
 
 /// Where a sandbox is in its life. `Creating` is written before anything is started, so
 /// a daemon killed mid-create finds and removes the half-made sandbox on its next start.
@@ -48,6 +49,15 @@ pub struct Record {
     /// Unix milliseconds: when the sandbox times out (killed, or paused with autoPause).
     pub end_at_ms: u64,
     pub phase: Phase,
+    /// What the sandbox got, fixed at create: its uid block must stay the same for as
+    /// long as its files exist (they are owned by those host ids).
+    #[serde(default)]
+    pub isolation: Option<Isolation>,
+    /// CPU bandwidth (whole CPUs) and memory limit; `None` = the daemon's default.
+    #[serde(default)]
+    pub cpu_count: Option<u64>,
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
 }
 
 /// One sandbox in memory. `ops` serializes lifecycle operations (create, pause, resume,
@@ -251,6 +261,9 @@ mod tests {
             started_at_ms: 1,
             end_at_ms: 2,
             phase: Phase::Running,
+            isolation: Some(Isolation::Strict { ids: crate::spec::IdRange { host_base: 1 << 30 } }),
+            cpu_count: None,
+            memory_mb: Some(512),
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();
@@ -259,6 +272,8 @@ mod tests {
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].metadata["k"], "v");
         assert_eq!(records[0].phase, Phase::Running);
+        assert_eq!(records[0].isolation, record.isolation);
+        assert_eq!(records[0].memory_mb, Some(512));
         assert_eq!(orphans, ["orphan"]);
         // A record that cannot be read keeps its directory from being taken as an orphan.
         fs::write(store.record_path("broken"), "{not json").unwrap();

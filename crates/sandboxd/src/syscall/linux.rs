@@ -1,8 +1,10 @@
 //! The real implementation. It runs only inside the single-threaded sandbox init.
 
+use std::cell::RefCell;
 use std::ffi::CString;
 use std::fs;
 use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
@@ -11,9 +13,124 @@ use rustix::fs::{Gid, Mode, Uid};
 use rustix::process::{Resource as RustixResource, Rlimit};
 
 use super::{MountFlags, Namespaces, Resource, Syscall};
+use crate::spec::IdRange;
 
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LinuxSyscall;
+/// The real system calls. Holds the user namespace made by
+/// [`Syscall::create_user_namespace`], which the init hands to the payload.
+#[derive(Debug, Default)]
+pub struct LinuxSyscall {
+    user_namespace: RefCell<Option<OwnedFd>>,
+}
+
+impl LinuxSyscall {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The user namespace created by the plan, if any (close-on-exec).
+    pub fn user_namespace(&self) -> Option<RawFd> {
+        self.user_namespace.borrow().as_ref().map(AsRawFd::as_raw_fd)
+    }
+}
+
+// Constants of the mount API (linux/mount.h), not all in the libc crate.
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+const MOUNT_ATTR_IDMAP: u64 = 0x0010_0000;
+
+/// `struct mount_attr` of mount_setattr(2).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: both descriptors were just opened and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// A helper child that unshares a user namespace and stays in it until `release` is
+/// closed. It reports its host pid (read from the host's `/proc/self`, since our own
+/// pid namespace numbers it differently) so the parent can write its id maps.
+fn user_namespace_holder(
+    (report_read, report): (&OwnedFd, &OwnedFd),
+    (release, release_write): (&OwnedFd, &OwnedFd),
+) -> io::Result<libc::pid_t> {
+    // SAFETY: the init is single-threaded, so the child may run any code; it only makes
+    // plain system calls and leaves with _exit.
+    let pid = unsafe { libc::fork() };
+    if pid == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid > 0 {
+        return Ok(pid);
+    }
+    // SAFETY: child side: raw system calls on descriptors we hold, then _exit.
+    unsafe {
+        // Only the parent's copies may keep the pipes open, or neither side sees EOF.
+        libc::close(report_read.as_raw_fd());
+        libc::close(release_write.as_raw_fd());
+        let mut message = [0u8; 32];
+        let mut len = 0;
+        if libc::unshare(libc::CLONE_NEWUSER) == 0 {
+            let n = libc::readlink(c"/proc/self".as_ptr(), message.as_mut_ptr().cast(), 31);
+            if n > 0 {
+                len = n as usize;
+            }
+        }
+        libc::write(report.as_raw_fd(), message.as_ptr().cast(), len);
+        libc::close(report.as_raw_fd());
+        let mut byte = 0u8;
+        libc::read(release.as_raw_fd(), (&raw mut byte).cast(), 1);
+        libc::_exit(0)
+    }
+}
+
+fn wait_child(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: waitpid writes only into `status`.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } == -1
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {}
+}
+
+fn open_user_namespace(ids: IdRange) -> io::Result<OwnedFd> {
+    let (report_read, report_write) = pipe()?;
+    let (release_read, release_write) = pipe()?;
+    let pid = user_namespace_holder((&report_read, &report_write), (&release_read, &release_write))?;
+    drop((report_write, release_read));
+    let result = (|| {
+        let mut message = Vec::new();
+        io::Read::read_to_end(&mut fs::File::from(report_read), &mut message)?;
+        let host_pid = std::str::from_utf8(&message)
+            .ok()
+            .and_then(|text| text.parse::<u32>().ok())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the kernel refused to create a user namespace",
+                )
+            })?;
+        let map = format!("0 {} {}\n", ids.host_base, IdRange::SIZE);
+        fs::write(format!("/proc/{host_pid}/uid_map"), &map)?;
+        fs::write(format!("/proc/{host_pid}/gid_map"), &map)?;
+        fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(format!("/proc/{host_pid}/ns/user"))
+            .map(OwnedFd::from)
+    })();
+    // Closing the release pipe lets the holder exit; the namespace lives on in our fd.
+    drop(release_write);
+    wait_child(pid);
+    result
+}
 
 fn c_path(path: &Path) -> io::Result<CString> {
     CString::new(path.as_os_str().as_bytes())
@@ -169,4 +286,68 @@ impl Syscall for LinuxSyscall {
         rustix::process::setrlimit(resource, Rlimit { current: Some(soft), maximum: Some(hard) })
             .map_err(io::Error::from)
     }
+
+    fn create_user_namespace(&self, ids: IdRange) -> io::Result<()> {
+        let fd = open_user_namespace(ids)?;
+        *self.user_namespace.borrow_mut() = Some(fd);
+        Ok(())
+    }
+
+    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()> {
+        let user_namespace = self.user_namespace.borrow();
+        let Some(userns) = user_namespace.as_ref() else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "an idmapped mount needs the user namespace created first",
+            ));
+        };
+        let source = c_path(source)?;
+        let target = c_path(target)?;
+        // SAFETY: open_tree with a valid path; the result is a new descriptor we own.
+        let tree = unsafe {
+            libc::syscall(
+                libc::SYS_open_tree,
+                libc::AT_FDCWD,
+                source.as_ptr(),
+                OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint,
+            )
+        };
+        if tree == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: open_tree returned a fresh descriptor.
+        let tree = unsafe { OwnedFd::from_raw_fd(tree as RawFd) };
+        idmap(tree.as_fd(), userns.as_raw_fd())?;
+        // SAFETY: move_mount of our detached tree onto a valid NUL-terminated path.
+        check(unsafe {
+            libc::syscall(
+                libc::SYS_move_mount,
+                tree.as_raw_fd(),
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                target.as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH,
+            ) as libc::c_int
+        })
+    }
+}
+
+fn idmap(tree: BorrowedFd<'_>, userns: RawFd) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_IDMAP,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: userns as u64,
+    };
+    // SAFETY: mount_setattr on our own tree descriptor with a correctly sized attr.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        ) as libc::c_int
+    })
 }

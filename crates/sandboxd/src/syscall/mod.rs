@@ -12,6 +12,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::spec::IdRange;
+
 pub use linux::LinuxSyscall;
 pub use recording::{Call, RecordingSyscall};
 
@@ -45,6 +47,13 @@ pub trait Syscall {
     /// Whether anything (even a dangling symlink) is at `path`.
     fn exists(&self, path: &Path) -> bool;
     fn set_rlimit(&self, resource: Resource, soft: u64, hard: u64) -> io::Result<()>;
+    /// Creates a user namespace whose uids and gids 0..SIZE are the host block `ids`, and
+    /// keeps a handle to it: the caller stays outside (it still needs its host privileges
+    /// for the mounts) and the payload enters it later.
+    fn create_user_namespace(&self, ids: IdRange) -> io::Result<()>;
+    /// Attaches at `target` a copy of the mount at `source` that shows file owners
+    /// through that user namespace (host root's files are owned by root inside).
+    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()>;
 }
 
 /// Namespaces to unshare (the pid namespace is created by the launcher's clone).

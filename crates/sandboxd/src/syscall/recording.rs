@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{MountFlags, Namespaces, Resource, Syscall};
+use crate::spec::IdRange;
 
 /// One recorded system call, with owned arguments. Queries (`read_file`, `exists`) are
 /// answered from the double's file table and not recorded.
@@ -61,6 +62,11 @@ pub enum Call {
         resource: Resource,
         soft: u64,
         hard: u64,
+    },
+    CreateUserNamespace(IdRange),
+    MountIdmapped {
+        source: PathBuf,
+        target: PathBuf,
     },
 }
 
@@ -208,5 +214,13 @@ impl Syscall for RecordingSyscall {
 
     fn set_rlimit(&self, resource: Resource, soft: u64, hard: u64) -> io::Result<()> {
         self.record(Call::SetRlimit { resource, soft, hard })
+    }
+
+    fn create_user_namespace(&self, ids: IdRange) -> io::Result<()> {
+        self.record(Call::CreateUserNamespace(ids))
+    }
+
+    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()> {
+        self.record(Call::MountIdmapped { source: source.to_owned(), target: target.to_owned() })
     }
 }

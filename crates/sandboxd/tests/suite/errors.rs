@@ -36,7 +36,11 @@ fn a_failing_setup_step_is_reported_with_the_step() {
         Error::Setup { step, source } => {
             assert_eq!(
                 step,
-                &format!("mkdir {}/overlay/usr/upper (mode 0755, owner 0:0)", state_dir.display())
+                &format!(
+                    "mkdir {}/overlay/usr/upper (mode 0755, owner {root}:{root})",
+                    state_dir.display(),
+                    root = spec.isolation.host_id(0)
+                )
             );
             assert_eq!(source.raw_os_error(), Some(libc::ENOTDIR));
         }

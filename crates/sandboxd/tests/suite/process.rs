@@ -1,5 +1,5 @@
-//! The process tree: our init is pid 1, the payload pid 2, and killing the init leaves
-//! nothing behind.
+//! The process tree: our init is pid 1, the payload pid 3 (pid 2 was the short-lived
+//! holder of the sandbox's user namespace), and killing the init leaves nothing behind.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -12,17 +12,17 @@ use dsh_sandboxd::Error;
 use crate::common::{Shell, base_spec, host_mounts_under, launcher, run_ok};
 
 #[test]
-fn the_shell_is_pid_2_under_our_init_and_sees_only_sandbox_processes() {
+fn the_shell_is_pid_3_under_our_init_and_sees_only_sandbox_processes() {
     let (_dir, spec) = base_spec("pids");
     // Shell builtins only, so no extra process shows up in /proc.
     let out = run_ok(
         &spec,
         "echo $$; for p in /proc/[0-9]*; do echo ${p#/proc/}; done; read comm < /proc/1/comm; echo $comm",
     );
-    assert_eq!(out, "2\n1\n2\ndsh-sandbox-ini\n");
-    // `ls` itself is pid 3 (no pipeline, so nothing else runs meanwhile)
+    assert_eq!(out, "3\n1\n3\ndsh-sandbox-ini\n");
+    // `ls` itself is pid 4 (no pipeline, so nothing else runs meanwhile)
     let out = run_ok(&spec, "ls /proc > /tmp/ls; grep -E '^[0-9]+$' /tmp/ls");
-    assert_eq!(out, "1\n2\n3\n");
+    assert_eq!(out, "1\n3\n4\n");
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn spawn_sandboxed_finds_the_init_and_passes_arguments_and_environment() {
     ];
     let mut process =
         dsh_sandboxd::spawn_sandboxed(&spec, Path::new("/bin/sh"), &args, &env).unwrap();
-    assert_eq!(process.payload_pid(), 2);
+    assert_eq!(process.payload_pid(), 3);
     assert_eq!(process.wait().unwrap().code(), Some(5));
     dsh_sandboxd::destroy(&spec).unwrap();
 }
@@ -47,7 +47,8 @@ fn an_embedded_init_gets_its_subcommand_argument() {
     let launcher = launcher().init_arg("sandbox-init");
     let shell = Shell::start_with(&launcher, &spec, "tr '\\0' ' ' < /proc/1/cmdline").unwrap();
     let done = shell.finish();
-    assert_eq!(done.stdout, format!("{} sandbox-init ", env!("CARGO_BIN_EXE_dsh-sandbox-init")));
+    // argv[0] is a plain name: the init binary's host path must not show inside.
+    assert_eq!(done.stdout, "dsh-sandbox-init sandbox-init ");
 }
 
 #[test]
@@ -81,7 +82,7 @@ fn orphans_are_reaped_by_our_init() {
         .collect();
     assert!(states.iter().all(|(_, state)| state != "Z"), "{out}");
     let pids: Vec<&str> = states.iter().map(|(pid, _)| pid.as_str()).collect();
-    assert_eq!(pids, ["1", "2"], "{out}");
+    assert_eq!(pids, ["1", "3"], "{out}");
 }
 
 #[test]

@@ -1,0 +1,1396 @@
+//! Per-sandbox cgroups: memory (+swap), pids and CPU limits, with accounting.
+//!
+//! Both cgroup versions are supported: v1 (one hierarchy per controller, e.g.
+//! `/sys/fs/cgroup/memory`, possibly next to a controller-less cgroup2 at
+//! `/sys/fs/cgroup/unified`) and v2 (one unified hierarchy at `/sys/fs/cgroup`).
+//! [`Cgroups::probe`] finds the hierarchy once; every sandbox then lives in
+//! `<the daemon's own cgroup>/<parent_name>/<sandbox id>` (one such directory per
+//! controller on v1), so whatever limits systemd or a container runtime put on the daemon
+//! keep covering its sandboxes, and a daemon given a delegated subtree stays inside it.
+//!
+//! The parsing of `/proc/self/mountinfo`, `/proc/self/cgroup` and the controller files is
+//! kept in small pure functions (unit-tested below on exact strings); the rest writes the
+//! cgroup files directly.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Component, Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::io::Errno;
+use rustix::process::{Pid, PidfdFlags, Signal};
+use serde::{Deserialize, Serialize};
+
+/// Limits for one sandbox; None = no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resources {
+    pub memory_bytes: Option<u64>,
+    /// Swap allowed on top of memory (v1: memsw = memory + swap; v2: memory.swap.max).
+    /// Some(0) = no swap.
+    ///
+    /// Ignored where the kernel does not account swap (v1 without the
+    /// `memory.memsw.*` files, v2 without `memory.swap.max`, e.g. booted with
+    /// `swapaccount=0`), and on v1 when `memory_bytes` is None, because v1 can only cap
+    /// memory and swap together.
+    pub swap_bytes: Option<u64>,
+    pub pids: Option<u64>,
+    /// CPU bandwidth in thousandths of a CPU (1000 = one full CPU): quota/period with
+    /// period 100 ms. At least 10 (the kernel's smallest quota is 1 ms per period).
+    pub cpu_millis: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Version {
+    V1,
+    V2,
+}
+
+/// What was used by one sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub memory_bytes: u64,
+    /// The sandbox's own memory limit (None = unlimited; a limit of an ancestor still applies).
+    pub memory_limit_bytes: Option<u64>,
+    pub cpu_usage_usec: u64,
+    /// Includes exited processes that have not been reaped yet: the pids controller only
+    /// lets a process go when its parent has waited for it.
+    pub pids: u64,
+    pub oom_kills: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CgroupError {
+    /// A sandbox (or parent) name must be one plain path component.
+    #[error("invalid cgroup name {name:?}: {reason}")]
+    InvalidName { name: String, reason: &'static str },
+
+    /// A limit the kernel cannot express; fix the resources.
+    #[error("invalid {limit} {value}: {reason}")]
+    InvalidLimit { limit: &'static str, value: u64, reason: &'static str },
+
+    #[error(
+        "no cgroup filesystem is mounted (nothing of type cgroup or cgroup2 in \
+         /proc/self/mountinfo): mount cgroup v2 with `mount -t cgroup2 none /sys/fs/cgroup`"
+    )]
+    NotMounted,
+
+    /// The hierarchy lacks controllers the sandboxes need; `hint` says where to add them.
+    #[error("no {}: {hint}", controllers_phrase(.missing))]
+    MissingControllers { version: Version, missing: Vec<&'static str>, hint: String },
+
+    /// This process's own cgroup cannot be found or used as the place for sandboxes.
+    #[error("cannot place sandboxes under this process's cgroup: {reason}")]
+    OwnCgroup { reason: String },
+
+    /// cgroup v2 only enables controllers on a cgroup without processes of its own.
+    #[error(
+        "cannot enable controllers in {}/cgroup.subtree_control: processes {pids:?} are still in \
+         {} and cgroup v2 allows controllers only on cgroups without processes; run the daemon \
+         in a cgroup of its own (systemd: a service with Delegate=yes)",
+        .path.display(), .path.display()
+    )]
+    InternalProcesses { path: PathBuf, pids: Vec<u32> },
+
+    /// `remove` found the cgroup still in use after waiting.
+    #[error(
+        "cannot remove cgroup {}: still in use after {:?} (processes {pids:?}); kill them first \
+         (SandboxCgroup::kill_all) and wait for them",
+        .path.display(), WAIT
+    )]
+    Busy { path: PathBuf, pids: Vec<u32> },
+
+    /// `kill_all` sent SIGKILL, but processes stayed.
+    #[error(
+        "processes {pids:?} of cgroup {} were still there {:?} after SIGKILL (stuck in the \
+         kernel, e.g. in uninterruptible I/O); try again later",
+        .path.display(), WAIT
+    )]
+    Unkillable { path: PathBuf, pids: Vec<u32> },
+
+    #[error("{action} {}: {source}{}", .path.display(), io_hint(.source))]
+    Io {
+        action: String,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error("cannot parse {}: {reason}", .path.display())]
+    Parse { path: PathBuf, reason: String },
+}
+
+type Result<T, E = CgroupError> = std::result::Result<T, E>;
+
+/// The CFS period every sandbox gets; `cpu_millis` scales the quota against it.
+const CPU_PERIOD_US: u64 = 100_000;
+/// The kernel refuses quotas below 1 ms.
+const MIN_CPU_QUOTA_US: u64 = 1_000;
+/// The kernel's largest quota (`max_cfs_runtime`, 2^44 - 1 µs); larger writes get EINVAL.
+const MAX_CPU_QUOTA_US: u64 = (1 << 44) - 1;
+/// The leaf a v2 daemon moves into so that its own cgroup may enable controllers.
+const DAEMON_LEAF: &str = "dsh-daemon";
+/// The v1 controllers a sandbox uses, in the order their directories are listed.
+const V1_CONTROLLERS: [&str; 4] = ["memory", "pids", "cpu", "cpuacct"];
+/// The v2 controllers a sandbox uses (v2's cpu controller also does the accounting).
+const V2_CONTROLLERS: [&str; 3] = ["memory", "pids", "cpu"];
+/// How long `kill_all` and `remove` wait for the kernel to let exited tasks go.
+const WAIT: Duration = Duration::from_secs(2);
+const POLL: Duration = Duration::from_millis(10);
+
+/// The hierarchy the daemon puts sandboxes in, probed once.
+#[derive(Debug, Clone)]
+pub struct Cgroups {
+    /// The parent directories (`<own cgroup>/<parent_name>`).
+    parent: Dirs,
+}
+
+/// The cgroup of one sandbox.
+#[derive(Debug, Clone)]
+pub struct SandboxCgroup {
+    name: String,
+    /// `Err` holds why the name was refused by [`Cgroups::open`], which cannot fail itself:
+    /// every operation then reports it instead of touching anything.
+    dirs: Result<Dirs, &'static str>,
+}
+
+/// Directories of one cgroup: one per controller on v1 (co-mounted controllers share
+/// one), one on v2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dirs {
+    V1 { memory: PathBuf, pids: PathBuf, cpu: PathBuf, cpuacct: PathBuf },
+    V2(PathBuf),
+}
+
+impl Dirs {
+    fn join(&self, name: &str) -> Dirs {
+        match self {
+            Dirs::V1 { memory, pids, cpu, cpuacct } => Dirs::V1 {
+                memory: memory.join(name),
+                pids: pids.join(name),
+                cpu: cpu.join(name),
+                cpuacct: cpuacct.join(name),
+            },
+            Dirs::V2(dir) => Dirs::V2(dir.join(name)),
+        }
+    }
+
+    fn distinct(&self) -> Vec<PathBuf> {
+        match self {
+            Dirs::V1 { memory, pids, cpu, cpuacct } => {
+                let mut out: Vec<PathBuf> = Vec::new();
+                for dir in [memory, pids, cpu, cpuacct] {
+                    if !out.contains(dir) {
+                        out.push(dir.clone());
+                    }
+                }
+                out
+            }
+            Dirs::V2(dir) => vec![dir.clone()],
+        }
+    }
+
+    fn version(&self) -> Version {
+        match self {
+            Dirs::V1 { .. } => Version::V1,
+            Dirs::V2(_) => Version::V2,
+        }
+    }
+}
+
+impl Cgroups {
+    /// Probes /proc/self/mountinfo and /proc/self/cgroup. Sandboxes go under
+    /// `<this process's own cgroup>/<parent_name>/` (per controller on v1); the parent
+    /// directories are created here.
+    ///
+    /// On v2 the no-internal-processes rule applies: a cgroup other than the root can
+    /// enable controllers for its children only while it has no processes itself. So if
+    /// the own cgroup is not the root and has processes, every process in it (this one and
+    /// whatever else shares the daemon's cgroup, e.g. the shell that started it) moves
+    /// into the leaf `<own>/dsh-daemon` first; the own cgroup's limits keep covering them
+    /// there. Then memory, pids and cpu are enabled in `<own>/cgroup.subtree_control` and
+    /// in `<own>/<parent_name>/cgroup.subtree_control`. A later probe from inside
+    /// `dsh-daemon` works on `<own>` again rather than nesting deeper.
+    ///
+    /// The daemon passes "dsh-sandboxes"; tests use their own names.
+    pub fn probe(parent_name: &str) -> Result<Cgroups> {
+        validate_name(parent_name)
+            .map_err(|reason| CgroupError::InvalidName { name: parent_name.into(), reason })?;
+        let mountinfo = read(Path::new("/proc/self/mountinfo"))?;
+        let own = read(Path::new("/proc/self/cgroup"))?;
+        let own = resolve(&parse_mountinfo(&mountinfo), &parse_proc_cgroup(&own))?;
+        let parent = match own {
+            Dirs::V1 { .. } => {
+                let parent = own.join(parent_name);
+                for dir in parent.distinct() {
+                    mkdir(&dir)?;
+                }
+                parent
+            }
+            Dirs::V2(own) => Dirs::V2(prepare_v2(&own, parent_name)?),
+        };
+        Ok(Cgroups { parent })
+    }
+
+    pub fn version(&self) -> Version {
+        self.parent.version()
+    }
+
+    /// The parent directories the sandboxes are created in, for diagnostics and for
+    /// tests that remove their own parent afterwards.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.parent.distinct()
+    }
+
+    /// Creates (or reuses, after a daemon restart) the sandbox's cgroup and writes every
+    /// limit; a None limit is written as "max"/-1 so that a reused cgroup loses old limits.
+    ///
+    /// v1: memory.limit_in_bytes, memory.memsw.limit_in_bytes (memory + swap; written
+    /// after the memory limit because the kernel keeps memsw >= memory), pids.max,
+    /// cpu.cfs_period_us = 100000 and cpu.cfs_quota_us. v2: memory.max,
+    /// memory.swap.max, pids.max and cpu.max ("quota 100000"). Swap limits are skipped
+    /// where the kernel does not account swap (see [`Resources::swap_bytes`]).
+    ///
+    /// A name that is taken by a cgroup interface file (v1's `tasks`, or names with a dot
+    /// such as `cgroup.procs`) is refused with [`CgroupError::InvalidName`].
+    pub fn create(&self, name: &str, resources: &Resources) -> Result<SandboxCgroup> {
+        validate_name(name)
+            .map_err(|reason| CgroupError::InvalidName { name: name.into(), reason })?;
+        let quota = cpu_quota_us(resources.cpu_millis)?;
+        let dirs = self.parent.join(name);
+        let mut created = Vec::new();
+        let mut result = Ok(());
+        for dir in dirs.distinct() {
+            match mkdir(&dir) {
+                Ok(true) => created.push(dir.clone()),
+                Ok(false) => {}
+                Err(err) => {
+                    result = Err(err);
+                    break;
+                }
+            }
+            if !dir.is_dir() {
+                result = Err(CgroupError::InvalidName {
+                    name: name.into(),
+                    reason: "is the name of a cgroup interface file",
+                });
+                break;
+            }
+        }
+        if result.is_ok() {
+            result = match &dirs {
+                Dirs::V1 { memory, pids, cpu, .. } => write_v1(memory, pids, cpu, resources, quota),
+                Dirs::V2(dir) => write_v2(dir, resources, quota),
+            };
+        }
+        if let Err(err) = result {
+            // A half-configured fresh cgroup must not be mistaken for a reusable one later.
+            for dir in created {
+                let _ = fs::remove_dir(dir);
+            }
+            return Err(err);
+        }
+        Ok(SandboxCgroup { name: name.into(), dirs: Ok(dirs) })
+    }
+
+    /// The cgroup of an existing sandbox (no writes), e.g. to remove a leftover after a
+    /// restart. An invalid name gives a handle whose every operation fails with
+    /// [`CgroupError::InvalidName`].
+    pub fn open(&self, name: &str) -> SandboxCgroup {
+        SandboxCgroup {
+            name: name.into(),
+            dirs: validate_name(name).map(|()| self.parent.join(name)),
+        }
+    }
+}
+
+impl SandboxCgroup {
+    /// Moves a process (and so its future children) into the cgroup: writes the pid to
+    /// cgroup.procs of every directory.
+    pub fn add(&self, pid: u32) -> Result<()> {
+        for dir in self.dirs()?.distinct() {
+            write(&dir.join("cgroup.procs"), &pid.to_string())?;
+        }
+        Ok(())
+    }
+
+    pub fn usage(&self) -> Result<Usage> {
+        match self.dirs()? {
+            Dirs::V1 { memory, pids, cpuacct, .. } => {
+                let limit_file = memory.join("memory.limit_in_bytes");
+                let oom_file = memory.join("memory.oom_control");
+                Ok(Usage {
+                    memory_bytes: read_u64(&memory.join("memory.usage_in_bytes"))?,
+                    memory_limit_bytes: parse_v1_limit(&read(&limit_file)?)
+                        .map_err(|reason| CgroupError::Parse { path: limit_file, reason })?,
+                    cpu_usage_usec: read_u64(&cpuacct.join("cpuacct.usage"))? / 1000,
+                    pids: read_u64(&pids.join("pids.current"))?,
+                    // Kernels before 4.13 have no oom_kill line: no count to report.
+                    oom_kills: keyed_value(&read(&oom_file)?, "oom_kill").unwrap_or(0),
+                })
+            }
+            Dirs::V2(dir) => {
+                let max_file = dir.join("memory.max");
+                let stat_file = dir.join("cpu.stat");
+                let cpu_usage_usec =
+                    keyed_value(&read(&stat_file)?, "usage_usec").ok_or_else(|| {
+                        CgroupError::Parse { path: stat_file, reason: "no usage_usec line".into() }
+                    })?;
+                Ok(Usage {
+                    memory_bytes: read_u64(&dir.join("memory.current"))?,
+                    memory_limit_bytes: parse_v2_max(&read(&max_file)?)
+                        .map_err(|reason| CgroupError::Parse { path: max_file, reason })?,
+                    cpu_usage_usec,
+                    pids: read_u64(&dir.join("pids.current"))?,
+                    oom_kills: keyed_value(&read(&dir.join("memory.events"))?, "oom_kill")
+                        .unwrap_or(0),
+                })
+            }
+        }
+    }
+
+    /// Kills every process in it (and in any cgroup below it) and waits, bounded, until
+    /// they have left it. v2 uses cgroup.kill when the kernel has it (5.14+), which cannot
+    /// miss a process forking concurrently; otherwise every pid in cgroup.procs gets
+    /// SIGKILL, repeatedly, until none is left. A missing cgroup has nothing to kill.
+    pub fn kill_all(&self) -> Result<()> {
+        let dirs = self.dirs()?.distinct();
+        if let [dir] = dirs.as_slice() {
+            let kill = dir.join("cgroup.kill");
+            if kill.exists() {
+                match write(&kill, "1") {
+                    Err(CgroupError::Io { source, .. })
+                        if source.kind() == io::ErrorKind::NotFound => {}
+                    other => other?,
+                }
+            }
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let pids = all_pids(&dirs)?;
+            if pids.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let path = dirs.first().cloned().unwrap_or_default();
+                return Err(CgroupError::Unkillable { path, pids: pids.into_iter().collect() });
+            }
+            // Pin each process before checking it is still a member, so that a pid that
+            // exited and was reused outside the cgroup in between is not killed.
+            let pinned: Vec<(u32, Pinned)> = pids.iter().map(|&pid| (pid, pin(pid))).collect();
+            let still = all_pids(&dirs)?;
+            for (pid, pinned) in pinned {
+                if !still.contains(&pid) {
+                    continue;
+                }
+                // ESRCH: it exited meanwhile, which is the point.
+                let _ = match (pinned, raw_pid(pid)) {
+                    (Pinned::Fd(fd), _) => rustix::process::pidfd_send_signal(&fd, Signal::KILL),
+                    (Pinned::ByNumber, Some(pid)) => {
+                        rustix::process::kill_process(pid, Signal::KILL)
+                    }
+                    (Pinned::Gone, _) | (Pinned::ByNumber, None) => Ok(()),
+                };
+            }
+            thread::sleep(POLL);
+        }
+    }
+
+    /// Removes the directories (and any cgroups created below them), waiting up to 2 s in
+    /// all for the kernel to let killed tasks go (rmdir fails with EBUSY until then).
+    /// Missing directories are fine, so removing twice succeeds.
+    pub fn remove(&self) -> Result<()> {
+        let deadline = Instant::now() + WAIT;
+        for dir in self.dirs()?.distinct() {
+            remove_tree(&dir, deadline).map_err(|err| match err {
+                CgroupError::Io { source, .. } if source.raw_os_error() == Some(libc::ENOTDIR) => {
+                    CgroupError::InvalidName {
+                        name: self.name.clone(),
+                        reason: "is the name of a cgroup interface file",
+                    }
+                }
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Directories, for diagnostics and tests (empty for a refused name).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.dirs.as_ref().map(Dirs::distinct).unwrap_or_default()
+    }
+
+    fn dirs(&self) -> Result<&Dirs> {
+        self.dirs
+            .as_ref()
+            .map_err(|&reason| CgroupError::InvalidName { name: self.name.clone(), reason })
+    }
+}
+
+/// A sandbox id must never escape the parent directory, nor name something odd in it.
+fn validate_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("is empty");
+    }
+    if name == "." || name == ".." {
+        return Err("is . or ..");
+    }
+    if name.len() > 255 {
+        return Err("is longer than 255 bytes");
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')) {
+        return Err("may only contain A-Z, a-z, 0-9, '.', '_' and '-'");
+    }
+    Ok(())
+}
+
+/// `cpu_millis` as a CFS quota in µs against [`CPU_PERIOD_US`].
+fn cpu_quota_us(cpu_millis: Option<u64>) -> Result<Option<u64>> {
+    let Some(millis) = cpu_millis else { return Ok(None) };
+    let invalid = |reason| CgroupError::InvalidLimit { limit: "cpu_millis", value: millis, reason };
+    let quota = millis
+        .checked_mul(CPU_PERIOD_US / 1000)
+        .ok_or_else(|| invalid("is larger than the kernel's largest CPU quota"))?;
+    if quota < MIN_CPU_QUOTA_US {
+        return Err(invalid("is below 10 (the kernel's smallest CPU quota is 1 ms per 100 ms)"));
+    }
+    if quota > MAX_CPU_QUOTA_US {
+        return Err(invalid("is larger than the kernel's largest CPU quota"));
+    }
+    Ok(Some(quota))
+}
+
+/// v2's cpu.max line: "<quota> <period>" or "max <period>".
+fn cpu_max_v2(quota_us: Option<u64>) -> String {
+    match quota_us {
+        Some(quota) => format!("{quota} {CPU_PERIOD_US}"),
+        None => format!("max {CPU_PERIOD_US}"),
+    }
+}
+
+/// v1's spelling of a limit: bytes, or -1 for none.
+fn v1_limit(limit: Option<u64>) -> String {
+    limit.map_or_else(|| "-1".into(), |n| n.to_string())
+}
+
+/// v2's (and v1 pids.max's) spelling of a limit: the number, or "max" for none.
+fn max_limit(limit: Option<u64>) -> String {
+    limit.map_or_else(|| "max".into(), |n| n.to_string())
+}
+
+/// v1's memsw limit (memory + swap), or None when it cannot or need not be capped.
+fn v1_memsw_limit(resources: &Resources) -> Option<u64> {
+    match (resources.memory_bytes, resources.swap_bytes) {
+        (Some(memory), Some(swap)) => Some(memory.saturating_add(swap)),
+        _ => None,
+    }
+}
+
+fn write_v1(
+    memory: &Path,
+    pids: &Path,
+    cpu: &Path,
+    resources: &Resources,
+    quota_us: Option<u64>,
+) -> Result<()> {
+    let memsw = memory.join("memory.memsw.limit_in_bytes");
+    // Absent when the kernel does not account swap (swapaccount=0): swap is then ignored.
+    let has_memsw = memsw.exists();
+    // memsw >= memory always holds in the kernel; lifting memsw first lets a reused
+    // cgroup's memory limit move in either direction.
+    if has_memsw {
+        write(&memsw, "-1")?;
+    }
+    write(&memory.join("memory.limit_in_bytes"), &v1_limit(resources.memory_bytes))?;
+    if has_memsw {
+        write(&memsw, &v1_limit(v1_memsw_limit(resources)))?;
+    }
+    write(&pids.join("pids.max"), &max_limit(resources.pids))?;
+    // With the quota lifted first, changing the period can never make an old quota
+    // exceed what the parent allows (v1 checks quota/period against the ancestors).
+    let quota = cpu.join("cpu.cfs_quota_us");
+    write(&quota, "-1")?;
+    write(&cpu.join("cpu.cfs_period_us"), &CPU_PERIOD_US.to_string())?;
+    if let Some(quota_us) = quota_us {
+        write(&quota, &quota_us.to_string())?;
+    }
+    Ok(())
+}
+
+fn write_v2(dir: &Path, resources: &Resources, quota_us: Option<u64>) -> Result<()> {
+    write(&dir.join("memory.max"), &max_limit(resources.memory_bytes))?;
+    let swap = dir.join("memory.swap.max");
+    // Absent when the kernel does not account swap: swap is then ignored.
+    if swap.exists() {
+        write(&swap, &max_limit(resources.swap_bytes))?;
+    }
+    write(&dir.join("pids.max"), &max_limit(resources.pids))?;
+    write(&dir.join("cpu.max"), &cpu_max_v2(quota_us))?;
+    Ok(())
+}
+
+/// Makes `<own>` able to hand memory, pids and cpu to `<own>/<parent_name>` and on to the
+/// sandboxes (see [`Cgroups::probe`]); returns `<own>/<parent_name>`.
+fn prepare_v2(own: &Path, parent_name: &str) -> Result<PathBuf> {
+    let base = v2_base(own);
+    let controllers = read(&base.join("cgroup.controllers"))?;
+    let unavailable = missing_controllers(&controllers, &V2_CONTROLLERS);
+    if !unavailable.is_empty() {
+        let hint = match base.parent().filter(|_| is_v2_child(&base)) {
+            Some(up) => format!(
+                "enable {} in {}/cgroup.subtree_control (systemd: run the daemon as a service \
+                 with Delegate=yes)",
+                and_list(&unavailable),
+                up.display()
+            ),
+            None => "the kernel does not offer them at the cgroup v2 root: check /proc/cgroups \
+                     and the kernel command line (cgroup_disable=, cgroup_no_v1=)"
+                .into(),
+        };
+        return Err(CgroupError::MissingControllers {
+            version: Version::V2,
+            missing: unavailable,
+            hint,
+        });
+    }
+    let enabled = read(&base.join("cgroup.subtree_control"))?;
+    let to_enable = missing_controllers(&enabled, &V2_CONTROLLERS);
+    if !to_enable.is_empty() {
+        if is_v2_child(&base) && !read_pids(&base.join("cgroup.procs"))?.is_empty() {
+            let leaf = base.join(DAEMON_LEAF);
+            mkdir(&leaf)?;
+            move_processes(&base, &leaf)?;
+        }
+        enable_controllers(&base, &to_enable)?;
+    }
+    let parent = base.join(parent_name);
+    mkdir(&parent)?;
+    let enabled = read(&parent.join("cgroup.subtree_control"))?;
+    let to_enable = missing_controllers(&enabled, &V2_CONTROLLERS);
+    if !to_enable.is_empty() {
+        enable_controllers(&parent, &to_enable)?;
+    }
+    Ok(parent)
+}
+
+/// The cgroup to work in: the own one, or its parent when this process already sits in
+/// the leaf an earlier probe moved it to.
+fn v2_base(own: &Path) -> PathBuf {
+    match (own.file_name(), own.parent()) {
+        (Some(leaf), Some(up)) if leaf == DAEMON_LEAF => up.to_path_buf(),
+        _ => own.to_path_buf(),
+    }
+}
+
+/// Whether a v2 cgroup is below the root (which alone may mix processes and controllers).
+/// A cgroup namespace's root counts as a child: only the real root lacks cgroup.type.
+fn is_v2_child(dir: &Path) -> bool {
+    dir.join("cgroup.type").exists()
+}
+
+fn enable_controllers(dir: &Path, controllers: &[&str]) -> Result<()> {
+    let line = subtree_control_line(controllers);
+    match write(&dir.join("cgroup.subtree_control"), &line) {
+        Err(CgroupError::Io { source, .. }) if source.raw_os_error() == Some(libc::EBUSY) => {
+            Err(CgroupError::InternalProcesses {
+                path: dir.to_path_buf(),
+                pids: read_pids(&dir.join("cgroup.procs"))?,
+            })
+        }
+        other => other,
+    }
+}
+
+/// Moves every process of `from` into `to`. Our own move must work; others that fail
+/// (exited meanwhile, or not movable) are left for the controller-enabling step to report.
+fn move_processes(from: &Path, to: &Path) -> Result<()> {
+    let me = std::process::id();
+    let procs = to.join("cgroup.procs");
+    // Bounded: processes may fork while we move them, but each round moves all it saw.
+    for _ in 0..50 {
+        let pids = read_pids(&from.join("cgroup.procs"))?;
+        if pids.is_empty() {
+            break;
+        }
+        for pid in pids {
+            match write(&procs, &pid.to_string()) {
+                Err(err) if pid == me => return Err(err),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The names of `wanted` that a cgroup.controllers/cgroup.subtree_control line lacks.
+fn missing_controllers(line: &str, wanted: &[&'static str]) -> Vec<&'static str> {
+    let present: Vec<&str> = line.split_whitespace().collect();
+    wanted.iter().copied().filter(|c| !present.contains(c)).collect()
+}
+
+fn subtree_control_line(controllers: &[&str]) -> String {
+    controllers.iter().map(|c| format!("+{c}")).collect::<Vec<_>>().join(" ")
+}
+
+/// One cgroup mount from /proc/self/mountinfo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CgroupMount {
+    /// The directory of the hierarchy that is mounted (not always the hierarchy's root).
+    root: PathBuf,
+    mount_point: PathBuf,
+    v2: bool,
+    /// v1: the super options, which name the controllers ("rw,cpu,cpuacct").
+    options: Vec<String>,
+}
+
+/// The cgroup and cgroup2 mounts, in mount order.
+fn parse_mountinfo(text: &str) -> Vec<CgroupMount> {
+    text.lines()
+        .filter_map(|line| {
+            // "36 35 98:0 /root /mnt rw,noatime master:1 - cgroup cgroup rw,memory": the
+            // optional fields before " - " vary in number.
+            let (before, after) = line.split_once(" - ")?;
+            let before: Vec<&str> = before.split(' ').collect();
+            let mut after = after.split(' ');
+            let fstype = after.next()?;
+            let v2 = match fstype {
+                "cgroup" => false,
+                "cgroup2" => true,
+                _ => return None,
+            };
+            let _source = after.next()?;
+            let options = after.next().unwrap_or("").split(',').map(String::from).collect();
+            Some(CgroupMount {
+                root: unescape(before.get(3)?),
+                mount_point: unescape(before.get(4)?),
+                v2,
+                options,
+            })
+        })
+        .collect()
+}
+
+/// Undoes mountinfo's octal escapes ("\040" for a space).
+fn unescape(field: &str) -> PathBuf {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).filter(|d| {
+            bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)) && d[0] <= b'3'
+        });
+        match octal {
+            Some(d) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(OsString::from_vec(out))
+}
+
+/// One line of /proc/self/cgroup ("4:memory:/a/b"; "0::/a/b" is the v2 hierarchy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ProcCgroup {
+    hierarchy: u32,
+    controllers: Vec<String>,
+    path: PathBuf,
+}
+
+fn parse_proc_cgroup(text: &str) -> Vec<ProcCgroup> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, ':');
+            let hierarchy = parts.next()?.parse().ok()?;
+            let controllers = parts.next()?;
+            let path = parts.next()?;
+            Some(ProcCgroup {
+                hierarchy,
+                controllers: controllers
+                    .split(',')
+                    .filter(|c| !c.is_empty())
+                    .map(String::from)
+                    .collect(),
+                path: PathBuf::from(path),
+            })
+        })
+        .collect()
+}
+
+/// This process's own cgroup directories, from the mounts and /proc/self/cgroup.
+///
+/// v1 as soon as any v1 hierarchy carries a controller we use (a hybrid host's
+/// controller-less cgroup2 at /sys/fs/cgroup/unified does not make it v2); v2 when only
+/// cgroup2 is there (a named v1 hierarchy such as name=systemd does not count).
+fn resolve(mounts: &[CgroupMount], own: &[ProcCgroup]) -> Result<Dirs> {
+    let v1_with = |controller: &str| -> Vec<&CgroupMount> {
+        mounts.iter().filter(|m| !m.v2 && m.options.iter().any(|o| o == controller)).collect()
+    };
+    let any_v1 = V1_CONTROLLERS.iter().any(|c| !v1_with(c).is_empty());
+    let v2_mounts: Vec<&CgroupMount> = {
+        // /sys/fs/cgroup first: other cgroup2 mounts are usually bind mounts into
+        // containers or tools' private mounts.
+        let (main, others): (Vec<_>, Vec<_>) = mounts
+            .iter()
+            .filter(|m| m.v2)
+            .partition(|m| m.mount_point == Path::new("/sys/fs/cgroup"));
+        main.into_iter().chain(others).collect()
+    };
+    if !any_v1 && !v2_mounts.is_empty() {
+        let line =
+            own.iter().find(|l| l.hierarchy == 0 && l.controllers.is_empty()).ok_or_else(|| {
+                CgroupError::OwnCgroup {
+                    reason: "/proc/self/cgroup has no cgroup v2 line (0::/...)".into(),
+                }
+            })?;
+        return locate(&v2_mounts, &line.path, "cgroup v2").map(Dirs::V2);
+    }
+    if mounts.is_empty() {
+        return Err(CgroupError::NotMounted);
+    }
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for controller in V1_CONTROLLERS {
+        let candidates = v1_with(controller);
+        if candidates.is_empty() {
+            missing.push(controller);
+            continue;
+        }
+        let line = own.iter().find(|l| l.controllers.iter().any(|c| c == controller)).ok_or_else(
+            || CgroupError::OwnCgroup {
+                reason: format!(
+                    "/proc/self/cgroup has no line for the {controller} controller although it \
+                     is mounted"
+                ),
+            },
+        )?;
+        found.push(locate(&candidates, &line.path, controller)?);
+    }
+    if !missing.is_empty() {
+        let hint = format!(
+            "mount cgroup v1's {} (`mount -t cgroup -o NAME cgroup /sys/fs/cgroup/NAME` for each; \
+             check /proc/cgroups that the kernel has them) or boot with cgroup v2 \
+             (systemd.unified_cgroup_hierarchy=1)",
+            controllers_phrase(&missing)
+        );
+        return Err(CgroupError::MissingControllers { version: Version::V1, missing, hint });
+    }
+    match <[PathBuf; 4]>::try_from(found) {
+        Ok([memory, pids, cpu, cpuacct]) => Ok(Dirs::V1 { memory, pids, cpu, cpuacct }),
+        Err(_) => Err(CgroupError::OwnCgroup { reason: "v1 controllers not all found".into() }),
+    }
+}
+
+/// The directory of cgroup `path` (as /proc/self/cgroup names it) under the first of
+/// `mounts` that shows it.
+fn locate(mounts: &[&CgroupMount], path: &Path, what: &str) -> Result<PathBuf> {
+    for mount in mounts {
+        let Ok(rel) = path.strip_prefix(&mount.root) else { continue };
+        // "/.." appears when the cgroup lies outside this process's cgroup namespace.
+        if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+            continue;
+        }
+        return Ok(if rel.as_os_str().is_empty() {
+            mount.mount_point.clone()
+        } else {
+            mount.mount_point.join(rel)
+        });
+    }
+    let mounted: Vec<String> = mounts
+        .iter()
+        .map(|m| format!("{} (showing {})", m.mount_point.display(), m.root.display()))
+        .collect();
+    Err(CgroupError::OwnCgroup {
+        reason: format!(
+            "this process's {what} cgroup {} is not visible under any mount of that hierarchy \
+             ({}): mount the hierarchy so that it shows this cgroup (in a container: a private \
+             cgroup namespace with the cgroup filesystem mounted inside it)",
+            path.display(),
+            mounted.join(", ")
+        ),
+    })
+}
+
+/// The value of `key` in a flat-keyed file ("oom_kill 3" lines: memory.oom_control,
+/// memory.events, cpu.stat).
+fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(' ')?;
+        if k == key { v.trim().parse().ok() } else { None }
+    })
+}
+
+/// v1 writes "no limit" as the largest page-aligned value the counter holds
+/// (9223372036854771712 with 4 KiB pages).
+fn parse_v1_limit(text: &str) -> Result<Option<u64>, String> {
+    let value: u64 = text.trim().parse().map_err(|_| format!("not a number: {:?}", text.trim()))?;
+    // Anything within a (huge) page of i64::MAX is the unlimited value for some page size.
+    Ok(if value >= (i64::MAX as u64) - (1 << 30) { None } else { Some(value) })
+}
+
+fn parse_v2_max(text: &str) -> Result<Option<u64>, String> {
+    match text.trim() {
+        "max" => Ok(None),
+        value => value.parse().map(Some).map_err(|_| format!("not a number or max: {value:?}")),
+    }
+}
+
+fn controllers_phrase(controllers: &[&str]) -> String {
+    match controllers {
+        [one] => format!("{one} controller"),
+        _ => format!("{} controllers", and_list(controllers)),
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn io_hint(err: &io::Error) -> &'static str {
+    match err.raw_os_error() {
+        Some(libc::EACCES | libc::EPERM) => {
+            " (run the daemon as root, or give it a cgroup of its own to manage: systemd \
+             Delegate=yes)"
+        }
+        Some(libc::EROFS) => {
+            " (the cgroup filesystem is mounted read-only: mount it read-write, e.g. give the \
+             container a writable cgroup mount)"
+        }
+        _ => "",
+    }
+}
+
+fn io_error(action: impl Into<String>, path: &Path, source: io::Error) -> CgroupError {
+    CgroupError::Io { action: action.into(), path: path.to_path_buf(), source }
+}
+
+fn read(path: &Path) -> Result<String> {
+    fs::read_to_string(path).map_err(|e| io_error("read", path, e))
+}
+
+fn read_u64(path: &Path) -> Result<u64> {
+    let text = read(path)?;
+    text.trim().parse().map_err(|_| CgroupError::Parse {
+        path: path.to_path_buf(),
+        reason: format!("not a number: {:?}", text.trim()),
+    })
+}
+
+/// Cgroup files take one value per write(2); a missing file is an error, not a new file.
+fn write(path: &Path, value: &str) -> Result<()> {
+    fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(value.as_bytes()))
+        .map_err(|e| io_error(format!("write {value:?} to"), path, e))
+}
+
+/// Creates a cgroup directory; false when it already existed (reused).
+fn mkdir(dir: &Path) -> Result<bool> {
+    match fs::create_dir(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(io_error("create cgroup", dir, e)),
+    }
+}
+
+/// The pids in a cgroup.procs file; none when the cgroup is gone.
+fn read_pids(path: &Path) -> Result<Vec<u32>> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(text.split_whitespace().filter_map(|p| p.parse().ok()).collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_error("read", path, e)),
+    }
+}
+
+/// Every pid in the cgroups and the cgroups below them.
+fn all_pids(dirs: &[PathBuf]) -> Result<BTreeSet<u32>> {
+    let mut pids = BTreeSet::new();
+    let mut stack: Vec<PathBuf> = dirs.to_vec();
+    while let Some(dir) = stack.pop() {
+        pids.extend(read_pids(&dir.join("cgroup.procs"))?);
+        stack.extend(subdirs(&dir)?);
+    }
+    Ok(pids)
+}
+
+fn subdirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(io_error("list", dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("list", dir, e))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            out.push(entry.path());
+        }
+    }
+    Ok(out)
+}
+
+/// Removes a cgroup and the cgroups below it (children first: a cgroup with children
+/// cannot go), retrying EBUSY until `deadline`.
+fn remove_tree(dir: &Path, deadline: Instant) -> Result<()> {
+    for child in subdirs(dir)? {
+        remove_tree(&child, deadline)?;
+    }
+    loop {
+        match fs::remove_dir(dir) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                if Instant::now() >= deadline {
+                    return Err(CgroupError::Busy {
+                        path: dir.to_path_buf(),
+                        pids: all_pids(&[dir.to_path_buf()])?.into_iter().collect(),
+                    });
+                }
+                thread::sleep(POLL);
+            }
+            Err(e) => return Err(io_error("remove cgroup", dir, e)),
+        }
+    }
+}
+
+fn raw_pid(pid: u32) -> Option<Pid> {
+    i32::try_from(pid).ok().and_then(Pid::from_raw)
+}
+
+enum Pinned {
+    Fd(rustix::fd::OwnedFd),
+    /// No pidfd (a kernel before 5.3, or out of descriptors): kill(2) by number is all
+    /// there is.
+    ByNumber,
+    Gone,
+}
+
+fn pin(pid: u32) -> Pinned {
+    let Some(raw) = raw_pid(pid) else { return Pinned::Gone };
+    match rustix::process::pidfd_open(raw, PidfdFlags::empty()) {
+        Ok(fd) => Pinned::Fd(fd),
+        Err(Errno::SRCH) => Pinned::Gone,
+        Err(_) => Pinned::ByNumber,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// This machine: a tmpfs at /sys/fs/cgroup with one v1 hierarchy per controller
+    /// (cpu and cpuacct mounted separately), a name=systemd hierarchy and a
+    /// controller-less cgroup2 at /sys/fs/cgroup/unified.
+    const HYBRID_MOUNTINFO: &str = "\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+23 27 0:22 / /sys rw,relatime - sysfs sysfs rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
+34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices
+37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer
+38 31 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio
+39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+
+    const HYBRID_CGROUP: &str = "\
+9:name=systemd:/
+8:pids:/
+7:blkio:/
+6:freezer:/
+5:devices:/
+4:memory:/process_api/ab476d4ddbac95a5d6670a5419617675
+3:cpuset:/
+2:cpuacct:/
+1:cpu:/
+0::/
+";
+
+    /// A current distribution: cgroup2 alone at /sys/fs/cgroup (systemd's layout).
+    const UNIFIED_MOUNTINFO: &str = "\
+24 31 0:22 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
+35 24 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot
+";
+
+    fn mount(root: &str, mount_point: &str, v2: bool, options: &str) -> CgroupMount {
+        CgroupMount {
+            root: root.into(),
+            mount_point: mount_point.into(),
+            v2,
+            options: options.split(',').map(String::from).collect(),
+        }
+    }
+
+    #[test]
+    fn mountinfo_of_the_hybrid_layout_lists_only_cgroup_mounts() {
+        let mounts = parse_mountinfo(HYBRID_MOUNTINFO);
+        assert_eq!(mounts.len(), 10);
+        assert_eq!(mounts[0], mount("/", "/sys/fs/cgroup/cpu", false, "rw,cpu"));
+        assert_eq!(mounts[1], mount("/", "/sys/fs/cgroup/cpuacct", false, "rw,cpuacct"));
+        assert_eq!(mounts[8], mount("/", "/sys/fs/cgroup/systemd", false, "rw,name=systemd"));
+        assert_eq!(mounts[9], mount("/", "/sys/fs/cgroup/unified", true, "rw"));
+    }
+
+    #[test]
+    fn mountinfo_with_optional_fields_escapes_and_a_subtree_root() {
+        let text = "\
+35 24 0:30 / /sys/fs/cgroup rw,nosuid shared:9 master:2 - cgroup2 cgroup2 rw,nsdelegate
+50 35 0:31 /docker/abc /mnt/my\\040cgroups rw - cgroup cgroup rw,cpu,cpuacct
+";
+        assert_eq!(
+            parse_mountinfo(text),
+            vec![
+                mount("/", "/sys/fs/cgroup", true, "rw,nsdelegate"),
+                mount("/docker/abc", "/mnt/my cgroups", false, "rw,cpu,cpuacct"),
+            ]
+        );
+    }
+
+    #[test]
+    fn proc_cgroup_lines() {
+        let lines = parse_proc_cgroup("4:cpu,cpuacct:/a:b\n1:name=systemd:/x\n0::/user.slice\n");
+        assert_eq!(
+            lines,
+            vec![
+                ProcCgroup {
+                    hierarchy: 4,
+                    controllers: vec!["cpu".into(), "cpuacct".into()],
+                    path: "/a:b".into(),
+                },
+                ProcCgroup {
+                    hierarchy: 1,
+                    controllers: vec!["name=systemd".into()],
+                    path: "/x".into(),
+                },
+                ProcCgroup { hierarchy: 0, controllers: vec![], path: "/user.slice".into() },
+            ]
+        );
+    }
+
+    #[test]
+    fn the_hybrid_layout_is_v1_with_one_directory_per_controller() {
+        let dirs =
+            resolve(&parse_mountinfo(HYBRID_MOUNTINFO), &parse_proc_cgroup(HYBRID_CGROUP)).unwrap();
+        assert_eq!(
+            dirs,
+            Dirs::V1 {
+                memory: "/sys/fs/cgroup/memory/process_api/ab476d4ddbac95a5d6670a5419617675".into(),
+                pids: "/sys/fs/cgroup/pids".into(),
+                cpu: "/sys/fs/cgroup/cpu".into(),
+                cpuacct: "/sys/fs/cgroup/cpuacct".into(),
+            }
+        );
+        let sandbox = dirs.join("dsh-sandboxes").join("s1");
+        assert_eq!(sandbox.version(), Version::V1);
+        assert_eq!(
+            sandbox.distinct(),
+            vec![
+                PathBuf::from(
+                    "/sys/fs/cgroup/memory/process_api/ab476d4ddbac95a5d6670a5419617675/dsh-sandboxes/s1"
+                ),
+                PathBuf::from("/sys/fs/cgroup/pids/dsh-sandboxes/s1"),
+                PathBuf::from("/sys/fs/cgroup/cpu/dsh-sandboxes/s1"),
+                PathBuf::from("/sys/fs/cgroup/cpuacct/dsh-sandboxes/s1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn co_mounted_cpu_and_cpuacct_share_one_directory() {
+        let mounts = parse_mountinfo(
+            "\
+1 0 0:1 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+2 0 0:2 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids
+3 0 0:3 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
+",
+        );
+        let own = parse_proc_cgroup("3:cpu,cpuacct:/svc\n2:pids:/svc\n1:memory:/svc\n");
+        let dirs = resolve(&mounts, &own).unwrap();
+        assert_eq!(
+            dirs.distinct(),
+            vec![
+                PathBuf::from("/sys/fs/cgroup/memory/svc"),
+                PathBuf::from("/sys/fs/cgroup/pids/svc"),
+                PathBuf::from("/sys/fs/cgroup/cpu,cpuacct/svc"),
+            ]
+        );
+    }
+
+    #[test]
+    fn pure_cgroup2_is_v2() {
+        let own = parse_proc_cgroup("0::/system.slice/dsh.service\n");
+        assert_eq!(
+            resolve(&parse_mountinfo(UNIFIED_MOUNTINFO), &own).unwrap(),
+            Dirs::V2("/sys/fs/cgroup/system.slice/dsh.service".into())
+        );
+        let root = parse_proc_cgroup("0::/\n");
+        assert_eq!(
+            resolve(&parse_mountinfo(UNIFIED_MOUNTINFO), &root).unwrap(),
+            Dirs::V2("/sys/fs/cgroup".into())
+        );
+    }
+
+    #[test]
+    fn a_named_v1_hierarchy_next_to_cgroup2_is_still_v2() {
+        let mounts = parse_mountinfo(&format!(
+            "{UNIFIED_MOUNTINFO}40 35 0:37 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
+        ));
+        let own = parse_proc_cgroup("1:name=systemd:/x\n0::/x\n");
+        assert_eq!(resolve(&mounts, &own).unwrap(), Dirs::V2("/sys/fs/cgroup/x".into()));
+    }
+
+    #[test]
+    fn a_cgroup_below_the_mounted_subtree_is_found_and_one_outside_is_refused() {
+        let mounts = [mount("/docker/abc", "/sys/fs/cgroup", true, "rw")];
+        let mounts: Vec<&CgroupMount> = mounts.iter().collect();
+        assert_eq!(
+            locate(&mounts, Path::new("/docker/abc/inner"), "cgroup v2").unwrap(),
+            PathBuf::from("/sys/fs/cgroup/inner")
+        );
+        let err = locate(&mounts, Path::new("/other"), "cgroup v2").unwrap_err();
+        assert!(err.to_string().contains("is not visible under any mount"), "{err}");
+        let root = [mount("/", "/sys/fs/cgroup", true, "rw")];
+        let root: Vec<&CgroupMount> = root.iter().collect();
+        assert!(locate(&root, Path::new("/../../elsewhere"), "cgroup v2").is_err());
+    }
+
+    #[test]
+    fn missing_v1_controllers_are_named_with_what_to_do() {
+        let mounts = parse_mountinfo(
+            "1 0 0:1 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu,cpuacct\n\
+             2 0 0:2 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+        );
+        let own = parse_proc_cgroup("1:cpu,cpuacct:/\n0::/\n");
+        let err = resolve(&mounts, &own).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no memory and pids controllers: mount cgroup v1's memory and pids controllers \
+             (`mount -t cgroup -o NAME cgroup /sys/fs/cgroup/NAME` for each; check /proc/cgroups \
+             that the kernel has them) or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1)"
+        );
+        assert!(
+            matches!(err, CgroupError::MissingControllers { missing, .. } if missing == ["memory", "pids"])
+        );
+    }
+
+    #[test]
+    fn nothing_mounted() {
+        assert!(matches!(resolve(&[], &[]), Err(CgroupError::NotMounted)));
+    }
+
+    #[test]
+    fn names_stay_one_plain_component() {
+        for good in ["s1", "a.b_c-D", "x".repeat(255).as_str()] {
+            assert_eq!(validate_name(good), Ok(()), "{good}");
+        }
+        for bad in ["", ".", "..", "../x", "a/b", "/abs", "a b", "a\nb", "é", &"x".repeat(256)] {
+            assert!(validate_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn cpu_quota_formatting() {
+        assert_eq!(cpu_quota_us(None).unwrap(), None);
+        assert_eq!(cpu_quota_us(Some(200)).unwrap(), Some(20_000));
+        assert_eq!(cpu_quota_us(Some(1000)).unwrap(), Some(100_000));
+        assert_eq!(cpu_quota_us(Some(10)).unwrap(), Some(1_000));
+        assert_eq!(cpu_quota_us(Some(2500)).unwrap(), Some(250_000));
+        assert!(matches!(cpu_quota_us(Some(9)), Err(CgroupError::InvalidLimit { value: 9, .. })));
+        assert!(cpu_quota_us(Some(0)).is_err());
+        assert!(cpu_quota_us(Some(u64::MAX)).is_err());
+        assert_eq!(cpu_max_v2(Some(20_000)), "20000 100000");
+        assert_eq!(cpu_max_v2(None), "max 100000");
+    }
+
+    #[test]
+    fn limit_spellings() {
+        assert_eq!(v1_limit(None), "-1");
+        assert_eq!(v1_limit(Some(64 << 20)), "67108864");
+        assert_eq!(max_limit(None), "max");
+        assert_eq!(max_limit(Some(10)), "10");
+        let r = |memory_bytes, swap_bytes| Resources {
+            memory_bytes,
+            swap_bytes,
+            ..Resources::default()
+        };
+        assert_eq!(v1_memsw_limit(&r(Some(100), Some(0))), Some(100));
+        assert_eq!(v1_memsw_limit(&r(Some(100), Some(50))), Some(150));
+        assert_eq!(v1_memsw_limit(&r(Some(100), None)), None);
+        assert_eq!(v1_memsw_limit(&r(None, Some(50))), None);
+        assert_eq!(v1_memsw_limit(&r(Some(u64::MAX), Some(1))), Some(u64::MAX));
+    }
+
+    #[test]
+    fn memory_oom_control_v1() {
+        let text = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(keyed_value(text, "oom_kill"), Some(3));
+        assert_eq!(keyed_value("oom_kill_disable 0\nunder_oom 0\n", "oom_kill"), None);
+    }
+
+    #[test]
+    fn memory_events_v2() {
+        let text = "low 0\nhigh 0\nmax 17\noom 2\noom_kill 1\noom_group_kill 0\n";
+        assert_eq!(keyed_value(text, "oom_kill"), Some(1));
+        assert_eq!(keyed_value(text, "oom"), Some(2));
+    }
+
+    #[test]
+    fn cpu_stat_v2() {
+        let text = "usage_usec 201839\nuser_usec 200000\nsystem_usec 1839\nnr_periods 10\n\
+                    nr_throttled 9\nthrottled_usec 790012\n";
+        assert_eq!(keyed_value(text, "usage_usec"), Some(201_839));
+    }
+
+    #[test]
+    fn limits_read_back() {
+        assert_eq!(parse_v1_limit("9223372036854771712\n"), Ok(None));
+        assert_eq!(parse_v1_limit("9223372036854710272\n"), Ok(None));
+        assert_eq!(parse_v1_limit("67108864\n"), Ok(Some(64 << 20)));
+        assert!(parse_v1_limit("max\n").is_err());
+        assert_eq!(parse_v2_max("max\n"), Ok(None));
+        assert_eq!(parse_v2_max("67108864\n"), Ok(Some(64 << 20)));
+        assert!(parse_v2_max("\n").is_err());
+    }
+
+    #[test]
+    fn v2_controller_lines() {
+        assert_eq!(missing_controllers("cpuset cpu io memory pids\n", &V2_CONTROLLERS), [""; 0]);
+        assert_eq!(missing_controllers("cpu io\n", &V2_CONTROLLERS), ["memory", "pids"]);
+        assert_eq!(missing_controllers("", &V2_CONTROLLERS), ["memory", "pids", "cpu"]);
+        assert_eq!(subtree_control_line(&["memory", "cpu"]), "+memory +cpu");
+    }
+
+    #[test]
+    fn a_daemon_already_in_its_leaf_works_on_the_cgroup_above() {
+        assert_eq!(
+            v2_base(Path::new("/sys/fs/cgroup/svc/dsh-daemon")),
+            Path::new("/sys/fs/cgroup/svc")
+        );
+        assert_eq!(v2_base(Path::new("/sys/fs/cgroup/svc")), Path::new("/sys/fs/cgroup/svc"));
+    }
+
+    #[test]
+    fn an_invalid_open_touches_nothing() {
+        let cgroups = Cgroups { parent: Dirs::V2("/nonexistent/parent".into()) };
+        let sandbox = cgroups.open("../x");
+        assert!(sandbox.paths().is_empty());
+        assert!(matches!(sandbox.add(1), Err(CgroupError::InvalidName { .. })));
+        assert!(matches!(sandbox.remove(), Err(CgroupError::InvalidName { .. })));
+        assert!(matches!(sandbox.kill_all(), Err(CgroupError::InvalidName { .. })));
+        assert!(matches!(
+            cgroups.create("a/b", &Resources::default()),
+            Err(CgroupError::InvalidName { .. })
+        ));
+    }
+
+    #[test]
+    fn error_messages_say_what_to_do() {
+        let err = CgroupError::MissingControllers {
+            version: Version::V1,
+            missing: vec!["memory"],
+            hint: "mount it".into(),
+        };
+        assert_eq!(err.to_string(), "no memory controller: mount it");
+        let err = io_error(
+            "write \"1\" to",
+            Path::new("/sys/fs/cgroup/x/cgroup.kill"),
+            io::Error::from_raw_os_error(libc::EROFS),
+        );
+        assert!(
+            err.to_string().starts_with("write \"1\" to /sys/fs/cgroup/x/cgroup.kill: "),
+            "{err}"
+        );
+        assert!(err.to_string().contains("mounted read-only"), "{err}");
+    }
+
+    /// The v2 code paths that need no controllers (moving processes, cgroup.kill,
+    /// removal, the missing-controller error), on a hybrid host's controller-less cgroup2,
+    /// where no cgroup limits anything. Skipped elsewhere: on a real v2 host the
+    /// integration tests (tests/cgroups.rs) run all of it.
+    #[test]
+    fn v2_paths_on_a_controller_less_cgroup2() {
+        let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let Some(unified) = parse_mountinfo(&mountinfo)
+            .into_iter()
+            .find(|m| m.v2 && m.root == Path::new("/"))
+            .map(|m| m.mount_point)
+            .filter(|dir| {
+                let controllers = fs::read_to_string(dir.join("cgroup.controllers"));
+                controllers.is_ok_and(|c| !c.split_whitespace().any(|c| c == "memory"))
+            })
+            .filter(|_| rustix::process::geteuid().is_root())
+        else {
+            eprintln!("skipped: needs root and a cgroup2 mount without controllers");
+            return;
+        };
+        struct Cleanup(PathBuf, Vec<std::process::Child>);
+        impl Drop for Cleanup {
+            fn drop(&mut self) {
+                for child in &mut self.1 {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                let _ = remove_tree(&self.0, Instant::now() + WAIT);
+            }
+        }
+        let base = unified.join(format!("dsh-unit-{}", std::process::id()));
+        fs::create_dir(&base).unwrap();
+        let mut cleanup = Cleanup(base.clone(), Vec::new());
+        if !base.join("cgroup.kill").exists() {
+            eprintln!("skipped: the kernel has no cgroup.kill");
+            return;
+        }
+
+        let err = prepare_v2(&base, "p").unwrap_err();
+        let hint =
+            format!("enable memory, pids and cpu in {}/cgroup.subtree_control", unified.display());
+        assert!(err.to_string().starts_with("no memory, pids and cpu controllers: "), "{err}");
+        assert!(err.to_string().contains(&hint), "{err}");
+
+        let sleeper = || std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        cleanup.1.push(sleeper());
+        write(&base.join("cgroup.procs"), &cleanup.1[0].id().to_string()).unwrap();
+        let leaf = base.join(DAEMON_LEAF);
+        mkdir(&leaf).unwrap();
+        move_processes(&base, &leaf).unwrap();
+        assert_eq!(read_pids(&base.join("cgroup.procs")).unwrap(), Vec::<u32>::new());
+        assert_eq!(read_pids(&leaf.join("cgroup.procs")).unwrap(), [cleanup.1[0].id()]);
+        assert_eq!(v2_base(&leaf), base);
+
+        let sandbox = SandboxCgroup { name: DAEMON_LEAF.into(), dirs: Ok(Dirs::V2(leaf.clone())) };
+        cleanup.1.push(sleeper());
+        sandbox.add(cleanup.1[1].id()).unwrap();
+        assert_eq!(all_pids(&sandbox.paths()).unwrap().len(), 2);
+        sandbox.kill_all().unwrap();
+        for child in &mut cleanup.1 {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+        }
+        sandbox.remove().unwrap();
+        assert!(!leaf.exists());
+        sandbox.remove().unwrap();
+        sandbox.kill_all().unwrap();
+    }
+}
