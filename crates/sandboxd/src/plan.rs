@@ -207,7 +207,7 @@ impl fmt::Display for Step {
                 write!(f, "idmapped mount of {} at {}", source.display(), target.display())
             }
             Step::MountOverlay { lower, target, .. } => {
-                write!(f, "mount overlay of {} at {}", lower.display(), target.display())
+                write!(f, "mount overlay at {} (lower {})", target.display(), lower.display())
             }
             Step::Bind { source, target, read_only } => write!(
                 f,

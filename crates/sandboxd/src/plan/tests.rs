@@ -165,42 +165,45 @@ fn render_calls(calls: &[Call]) -> String {
 fn base_plan_on_a_merged_usr_host() {
     let steps = build(&base_spec(), &merged_usr_host(), Path::new(PROGRAM)).unwrap();
     let expected = r#"umask 022
+userns 0-65535 = 100000+
 unshare mount|uts|ipc
 make-rprivate /
 hostname sbx-1
 mkdir /s/rootfs 0755
-mkdir /s/home 0755
-mkdir /s/home/user 0755 1000:1000
-mkdir /s/root 0700
-mkdir /s/var 0755
-mkdir /s/var/tmp 1777
-tmpfs /s/rootfs mode=0755 0
-mkdir /s/overlay/usr/upper 0755 0:0
+tmpfs /s/rootfs mode=0755 NOSUID 100000:100000
+cd /s
+mkdir /s/overlay/usr/upper 0755 100000:100000
 mkdir /s/overlay/usr/work 0700
-mkdir /s/rootfs/usr 0755
-overlay /s/rootfs/usr lower=/usr upper=/s/overlay/usr/upper work=/s/overlay/usr/work
+mkdir /s/overlay/usr/lower 0755
+idmap /usr at /s/overlay/usr/lower
+mkdir /s/rootfs/usr 0755 100000:100000
+overlay /s/rootfs/usr lower=overlay/usr/lower upper=overlay/usr/upper work=overlay/usr/work 0
 symlink /s/rootfs/bin -> usr/bin
 symlink /s/rootfs/sbin -> usr/sbin
 symlink /s/rootfs/lib -> usr/lib
 symlink /s/rootfs/lib64 -> usr/lib64
-mkdir /s/overlay/etc/upper 0755 0:0
+mkdir /s/overlay/etc/upper 0755 100000:100000
 mkdir /s/overlay/etc/work 0700
-write /s/overlay/etc/upper/passwd 0644 passwd+user(/etc/passwd) keep-existing
-write /s/overlay/etc/upper/group 0644 group+user(/etc/group) keep-existing
-write /s/overlay/etc/upper/hostname 0644 "sbx-1\n"
-write /s/overlay/etc/upper/hosts 0644 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsbx-1\n" keep-existing
-mkdir /s/rootfs/etc 0755
-overlay /s/rootfs/etc lower=/etc upper=/s/overlay/etc/upper work=/s/overlay/etc/work
-mkdir /s/overlay/opt/upper 0755 0:0
+write /s/overlay/etc/upper/passwd 0644 passwd+user(/etc/passwd) keep-existing 100000:100000
+write /s/overlay/etc/upper/group 0644 group+user(/etc/group) keep-existing 100000:100000
+write /s/overlay/etc/upper/hostname 0644 "sbx-1\n" 100000:100000
+write /s/overlay/etc/upper/hosts 0644 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsbx-1\n" keep-existing 100000:100000
+mkdir /s/overlay/etc/lower 0755
+idmap /etc at /s/overlay/etc/lower
+mkdir /s/rootfs/etc 0755 100000:100000
+overlay /s/rootfs/etc lower=overlay/etc/lower upper=overlay/etc/upper work=overlay/etc/work 0
+mkdir /s/overlay/opt/upper 0755 100000:100000
 mkdir /s/overlay/opt/work 0700
-mkdir /s/rootfs/opt 0755
-overlay /s/rootfs/opt lower=/opt upper=/s/overlay/opt/upper work=/s/overlay/opt/work
+mkdir /s/overlay/opt/lower 0755
+idmap /opt at /s/overlay/opt/lower
+mkdir /s/rootfs/opt 0755 100000:100000
+overlay /s/rootfs/opt lower=overlay/opt/lower upper=overlay/opt/upper work=overlay/opt/work 0
 mkdir /s/rootfs/proc 0555
 proc /s/rootfs/proc
 mkdir /s/rootfs/sys 0555
 sysfs /s/rootfs/sys
 mkdir /s/rootfs/dev 0755
-tmpfs /s/rootfs/dev mode=0755 NOSUID|NOEXEC
+tmpfs /s/rootfs/dev mode=0755 NOSUID|NODEV|NOEXEC 100000:100000
 touch /s/rootfs/dev/null 0666
 bind /dev/null /s/rootfs/dev/null rw
 touch /s/rootfs/dev/zero 0666
@@ -213,28 +216,52 @@ touch /s/rootfs/dev/urandom 0666
 bind /dev/urandom /s/rootfs/dev/urandom rw
 touch /s/rootfs/dev/tty 0666
 bind /dev/tty /s/rootfs/dev/tty rw
-mkdir /s/rootfs/dev/pts 0755
+mkdir /s/rootfs/dev/pts 0755 100000:100000
 devpts /s/rootfs/dev/pts
 symlink /s/rootfs/dev/ptmx -> pts/ptmx
-mkdir /s/rootfs/dev/shm 1777
-tmpfs /s/rootfs/dev/shm mode=1777 NOSUID|NODEV|NOEXEC
+mkdir /s/rootfs/dev/shm 1777 100000:100000
+tmpfs /s/rootfs/dev/shm mode=1777 NOSUID|NODEV|NOEXEC 100000:100000
 symlink /s/rootfs/dev/fd -> /proc/self/fd
 symlink /s/rootfs/dev/stdin -> /proc/self/fd/0
 symlink /s/rootfs/dev/stdout -> /proc/self/fd/1
 symlink /s/rootfs/dev/stderr -> /proc/self/fd/2
-mkdir /s/rootfs/tmp 0755
-tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV
-mkdir /s/rootfs/run 0755
-tmpfs /s/rootfs/run mode=0755 NOSUID|NODEV
-mkdir /s/rootfs/home 0755
-bind /s/home /s/rootfs/home rw
-mkdir /s/rootfs/root 0700
-bind /s/root /s/rootfs/root rw
-mkdir /s/rootfs/var 0755
-bind /s/var /s/rootfs/var rw
-mkdir /s/rootfs/.dsh/bin 0755
-touch /s/rootfs/.dsh/bin/dsh-envd 0755
-bind /work/target/debug/dsh-envd /s/rootfs/.dsh/bin/dsh-envd ro
+mkdir /s/rootfs/tmp 0755 100000:100000
+tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV 100000:100000
+mkdir /s/rootfs/run 0755 100000:100000
+tmpfs /s/rootfs/run mode=0755 NOSUID|NODEV 100000:100000
+mkdir /s/empty 0755
+mkdir /s/home 0755 100000:100000
+mkdir /s/home/user 0755 101000:101000
+mkdir /s/overlay/home/work 0700
+mkdir /s/rootfs/home 0755 100000:100000
+overlay /s/rootfs/home lower=empty upper=home work=overlay/home/work NOSUID|NODEV
+mkdir /s/root 0700 100000:100000
+mkdir /s/overlay/root/work 0700
+mkdir /s/rootfs/root 0700 100000:100000
+overlay /s/rootfs/root lower=empty upper=root work=overlay/root/work NOSUID|NODEV
+mkdir /s/var 0755 100000:100000
+mkdir /s/var/tmp 1777 100000:100000
+mkdir /s/overlay/var/work 0700
+mkdir /s/rootfs/var 0755 100000:100000
+overlay /s/rootfs/var lower=empty upper=var work=overlay/var/work NOSUID|NODEV
+mkdir /s/rootfs/.dsh/bin 0755 100000:100000
+overlay /s/rootfs/.dsh/bin lower=program:empty RDONLY|NOSUID|NODEV
+mask-dir /s/rootfs/proc/acpi
+mask-dir /s/rootfs/proc/asound
+mask-dir /s/rootfs/proc/scsi
+mask-dir /s/rootfs/sys/firmware
+mask-dir /s/rootfs/sys/devices/virtual/powercap
+mask-file /s/rootfs/proc/kcore with /s/rootfs/dev/null
+mask-file /s/rootfs/proc/keys with /s/rootfs/dev/null
+mask-file /s/rootfs/proc/latency_stats with /s/rootfs/dev/null
+mask-file /s/rootfs/proc/timer_list with /s/rootfs/dev/null
+mask-file /s/rootfs/proc/timer_stats with /s/rootfs/dev/null
+mask-file /s/rootfs/proc/sched_debug with /s/rootfs/dev/null
+read-only /s/rootfs/proc/bus
+read-only /s/rootfs/proc/fs
+read-only /s/rootfs/proc/irq
+read-only /s/rootfs/proc/sys
+read-only /s/rootfs/proc/sysrq-trigger
 pivot_root /s/rootfs
 rlimit RLIMIT_NPROC 100
 rlimit RLIMIT_NOFILE 512
@@ -244,13 +271,26 @@ rlimit RLIMIT_FSIZE 1048576
 }
 
 #[test]
+fn namespaces_only_isolation_has_no_user_namespace_and_host_owners() {
+    let mut spec = base_spec();
+    spec.isolation = Isolation::Namespaces;
+    let text = render(&build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap());
+    assert!(!text.contains("userns") && !text.contains("idmap"), "{text}");
+    assert!(text.contains(
+        "overlay /s/rootfs/usr lower=/usr upper=overlay/usr/upper work=overlay/usr/work 0\n"
+    ));
+    assert!(text.contains("mkdir /s/home/user 0755 1000:1000\n"));
+    assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV 0:0\n"));
+}
+
+#[test]
 fn no_network_adds_a_net_namespace_with_loopback_up() {
     let mut spec = base_spec();
     spec.net = Net::None;
     let steps = build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap();
     assert_eq!(
-        render(&steps[..6]),
-        "umask 022\nunshare mount|uts|ipc|net\nmake-rprivate /\nhostname sbx-1\nlo up\nmkdir /s/rootfs 0755\n"
+        render(&steps[..7]),
+        "umask 022\nuserns 0-65535 = 100000+\nunshare mount|uts|ipc|net\nmake-rprivate /\nhostname sbx-1\nlo up\nmkdir /s/rootfs 0755\n"
     );
 }
 
@@ -297,17 +337,19 @@ fn template_extras_files_nesting_and_memory_limit() {
     let end = text.find("mkdir /s/rootfs/proc").unwrap();
     assert_eq!(
         &text[start..end],
-        "mkdir /s/overlay/srv%2Fmodels/upper 0750 0:1000
+        "mkdir /s/overlay/srv%2Fmodels/upper 0750 100000:101000
 mkdir /s/overlay/srv%2Fmodels/work 0700
-mkdir /s/rootfs/srv/models 0755
-overlay /s/rootfs/srv/models lower=/srv/models upper=/s/overlay/srv%2Fmodels/upper work=/s/overlay/srv%2Fmodels/work
+mkdir /s/overlay/srv%2Fmodels/lower 0755
+idmap /srv/models at /s/overlay/srv%2Fmodels/lower
+mkdir /s/rootfs/srv/models 0755 100000:100000
+overlay /s/rootfs/srv/models lower=overlay/srv%2Fmodels/lower upper=overlay/srv%2Fmodels/upper work=overlay/srv%2Fmodels/work 0
 touch /s/rootfs/srv/motd 0644
 bind /srv/motd /s/rootfs/srv/motd ro
-mkdir /s/rootfs/etc 0755
-write /s/rootfs/etc/passwd 0644 passwd+user(/etc/passwd)
-write /s/rootfs/etc/group 0644 group+user(/etc/group)
-write /s/rootfs/etc/hostname 0644 \"sbx-1\\n\"
-write /s/rootfs/etc/hosts 0644 \"127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n127.0.1.1\\tsbx-1\\n\"
+mkdir /s/rootfs/etc 0755 100000:100000
+write /s/rootfs/etc/passwd 0644 passwd+user(/etc/passwd) 100000:100000
+write /s/rootfs/etc/group 0644 group+user(/etc/group) 100000:100000
+write /s/rootfs/etc/hostname 0644 \"sbx-1\\n\" 100000:100000
+write /s/rootfs/etc/hosts 0644 \"127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n127.0.1.1\\tsbx-1\\n\" 100000:100000
 "
     );
     assert!(!text.contains("/usr/local/lib"));
@@ -365,36 +407,35 @@ fn executor_records_the_exact_system_calls() {
     let sys = host_account_files();
     exec::apply(&sys, &steps).unwrap();
     let expected = r#"umask(022)
+userns(100000)
 unshare(mount|uts|ipc|net)
 mount(NULL, /, NULL, REC|PRIVATE, NULL)
 sethostname(box)
 loopback_up()
 mkdir(/s/rootfs, 0755)
 chmod(/s/rootfs, 0755)
-mkdir(/s/home, 0755)
-chmod(/s/home, 0755)
-mkdir(/s/home/user, 0755)
-chmod(/s/home/user, 0755)
-chown(/s/home/user, 1000, 1000)
-mkdir(/s/root, 0700)
-chmod(/s/root, 0700)
-mkdir(/s/var, 0755)
-chmod(/s/var, 0755)
-mkdir(/s/var/tmp, 1777)
-chmod(/s/var/tmp, 1777)
-mount(tmpfs, /s/rootfs, tmpfs, 0, mode=0755)
+mount(tmpfs, /s/rootfs, tmpfs, NOSUID, mode=0755,uid=100000,gid=100000)
+chdir(/s)
 mkdir(/s/overlay/etc/upper, 0755)
 chmod(/s/overlay/etc/upper, 0755)
-chown(/s/overlay/etc/upper, 0, 0)
+chown(/s/overlay/etc/upper, 100000, 100000)
 mkdir(/s/overlay/etc/work, 0700)
 chmod(/s/overlay/etc/work, 0700)
 write(/s/overlay/etc/upper/passwd, "root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::/home/user:/bin/bash\n", 0644)
+chown(/s/overlay/etc/upper/passwd, 100000, 100000)
 write(/s/overlay/etc/upper/group, "root:x:0:\nuser:x:1000:\n", 0644)
+chown(/s/overlay/etc/upper/group, 100000, 100000)
 write(/s/overlay/etc/upper/hostname, "box\n", 0644)
+chown(/s/overlay/etc/upper/hostname, 100000, 100000)
 write(/s/overlay/etc/upper/hosts, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tbox\n", 0644)
+chown(/s/overlay/etc/upper/hosts, 100000, 100000)
+mkdir(/s/overlay/etc/lower, 0755)
+chmod(/s/overlay/etc/lower, 0755)
+idmapped_mount(/etc, /s/overlay/etc/lower)
 mkdir(/s/rootfs/etc, 0755)
 chmod(/s/rootfs/etc, 0755)
-mount(overlay, /s/rootfs/etc, overlay, 0, lowerdir=/etc,upperdir=/s/overlay/etc/upper,workdir=/s/overlay/etc/work)
+chown(/s/rootfs/etc, 100000, 100000)
+mount(overlay, /s/rootfs/etc, overlay, 0, lowerdir=overlay/etc/lower,upperdir=overlay/etc/upper,workdir=overlay/etc/work)
 symlink(usr/bin, /s/rootfs/bin)
 mkdir(/s/rootfs/proc, 0555)
 chmod(/s/rootfs/proc, 0555)
@@ -404,7 +445,7 @@ chmod(/s/rootfs/sys, 0555)
 mount(sysfs, /s/rootfs/sys, sysfs, RDONLY|NOSUID|NODEV|NOEXEC, NULL)
 mkdir(/s/rootfs/dev, 0755)
 chmod(/s/rootfs/dev, 0755)
-mount(tmpfs, /s/rootfs/dev, tmpfs, NOSUID|NOEXEC, mode=0755)
+mount(tmpfs, /s/rootfs/dev, tmpfs, NOSUID|NODEV|NOEXEC, mode=0755,uid=100000,gid=100000)
 create(/s/rootfs/dev/null, 0666)
 mount(/dev/null, /s/rootfs/dev/null, NULL, BIND, NULL)
 create(/s/rootfs/dev/zero, 0666)
@@ -419,35 +460,64 @@ create(/s/rootfs/dev/tty, 0666)
 mount(/dev/tty, /s/rootfs/dev/tty, NULL, BIND, NULL)
 mkdir(/s/rootfs/dev/pts, 0755)
 chmod(/s/rootfs/dev/pts, 0755)
+chown(/s/rootfs/dev/pts, 100000, 100000)
 mount(devpts, /s/rootfs/dev/pts, devpts, NOSUID|NOEXEC, newinstance,ptmxmode=0666,mode=0620)
 symlink(pts/ptmx, /s/rootfs/dev/ptmx)
 mkdir(/s/rootfs/dev/shm, 1777)
 chmod(/s/rootfs/dev/shm, 1777)
-mount(tmpfs, /s/rootfs/dev/shm, tmpfs, NOSUID|NODEV|NOEXEC, mode=1777)
+chown(/s/rootfs/dev/shm, 100000, 100000)
+mount(tmpfs, /s/rootfs/dev/shm, tmpfs, NOSUID|NODEV|NOEXEC, mode=1777,uid=100000,gid=100000)
 symlink(/proc/self/fd, /s/rootfs/dev/fd)
 symlink(/proc/self/fd/0, /s/rootfs/dev/stdin)
 symlink(/proc/self/fd/1, /s/rootfs/dev/stdout)
 symlink(/proc/self/fd/2, /s/rootfs/dev/stderr)
 mkdir(/s/rootfs/tmp, 0755)
 chmod(/s/rootfs/tmp, 0755)
-mount(tmpfs, /s/rootfs/tmp, tmpfs, NOSUID|NODEV, mode=1777)
+chown(/s/rootfs/tmp, 100000, 100000)
+mount(tmpfs, /s/rootfs/tmp, tmpfs, NOSUID|NODEV, mode=1777,uid=100000,gid=100000)
 mkdir(/s/rootfs/run, 0755)
 chmod(/s/rootfs/run, 0755)
-mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755)
+chown(/s/rootfs/run, 100000, 100000)
+mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755,uid=100000,gid=100000)
+mkdir(/s/empty, 0755)
+chmod(/s/empty, 0755)
+mkdir(/s/home, 0755)
+chmod(/s/home, 0755)
+chown(/s/home, 100000, 100000)
+mkdir(/s/home/user, 0755)
+chmod(/s/home/user, 0755)
+chown(/s/home/user, 101000, 101000)
+mkdir(/s/overlay/home/work, 0700)
+chmod(/s/overlay/home/work, 0700)
 mkdir(/s/rootfs/home, 0755)
 chmod(/s/rootfs/home, 0755)
-mount(/s/home, /s/rootfs/home, NULL, BIND, NULL)
+chown(/s/rootfs/home, 100000, 100000)
+mount(overlay, /s/rootfs/home, overlay, NOSUID|NODEV, lowerdir=empty,upperdir=home,workdir=overlay/home/work)
+mkdir(/s/root, 0700)
+chmod(/s/root, 0700)
+chown(/s/root, 100000, 100000)
+mkdir(/s/overlay/root/work, 0700)
+chmod(/s/overlay/root/work, 0700)
 mkdir(/s/rootfs/root, 0700)
 chmod(/s/rootfs/root, 0700)
-mount(/s/root, /s/rootfs/root, NULL, BIND, NULL)
+chown(/s/rootfs/root, 100000, 100000)
+mount(overlay, /s/rootfs/root, overlay, NOSUID|NODEV, lowerdir=empty,upperdir=root,workdir=overlay/root/work)
+mkdir(/s/var, 0755)
+chmod(/s/var, 0755)
+chown(/s/var, 100000, 100000)
+mkdir(/s/var/tmp, 1777)
+chmod(/s/var/tmp, 1777)
+chown(/s/var/tmp, 100000, 100000)
+mkdir(/s/overlay/var/work, 0700)
+chmod(/s/overlay/var/work, 0700)
 mkdir(/s/rootfs/var, 0755)
 chmod(/s/rootfs/var, 0755)
-mount(/s/var, /s/rootfs/var, NULL, BIND, NULL)
+chown(/s/rootfs/var, 100000, 100000)
+mount(overlay, /s/rootfs/var, overlay, NOSUID|NODEV, lowerdir=empty,upperdir=var,workdir=overlay/var/work)
 mkdir(/s/rootfs/.dsh/bin, 0755)
 chmod(/s/rootfs/.dsh/bin, 0755)
-create(/s/rootfs/.dsh/bin/sh, 0755)
-mount(/bin/sh, /s/rootfs/.dsh/bin/sh, NULL, BIND, NULL)
-mount(NULL, /s/rootfs/.dsh/bin/sh, NULL, RDONLY|NOSUID|NODEV|REMOUNT|BIND, NULL)
+chown(/s/rootfs/.dsh/bin, 100000, 100000)
+mount(overlay, /s/rootfs/.dsh/bin, overlay, RDONLY|NOSUID|NODEV, lowerdir=program:empty)
 chdir(/s/rootfs)
 pivot_root(., .)
 umount2(., MNT_DETACH)
@@ -498,7 +568,7 @@ fn a_failing_step_stops_the_plan_and_names_the_step() {
     assert_eq!(err.source.raw_os_error(), Some(libc::EPERM));
     assert_eq!(
         err.to_string(),
-        "mount overlay of /etc at /s/rootfs/etc: Operation not permitted (os error 1)"
+        "mount overlay at /s/rootfs/etc (lower overlay/etc/lower): Operation not permitted (os error 1)"
     );
     assert!(matches!(sys.calls().last(), Some(Call::Mount { .. })));
     assert!(!sys.calls().iter().any(|c| matches!(c, Call::PivotRoot { .. })));
@@ -538,7 +608,8 @@ fn an_earlier_runs_account_files_and_directories_are_kept() {
         &calls[at + 1..at + 3],
         [
             Call::Chmod { path: "/s/home/user".into(), mode: 0o755 },
-            Call::Chown { path: "/s/home/user".into(), uid: 1000, gid: 1000 }
+            Call::Chown { path: "/s/home/user".into(), uid: 101_000, gid: 101_000 }
         ]
     );
 }
+

@@ -38,6 +38,7 @@ async fn create_get_list_pause_connect_kill() {
             "envdAccessToken": token,
             "trafficAccessToken": null,
             "domain": "localhost",
+            "isolation": "strict",
         })
     );
 
@@ -51,9 +52,10 @@ async fn create_get_list_pause_connect_kill() {
     assert_eq!(d["envdVersion"], "0.6.13");
     assert_eq!(d["envdAccessToken"], token);
     assert_eq!(d["metadata"], json!({"owner": "test", "purpose": "lifecycle"}));
-    let cpus = std::thread::available_parallelism().unwrap().get() as u64;
-    assert_eq!(d["cpuCount"], cpus);
-    assert!(d["memoryMB"].as_u64().unwrap() > 0);
+    // The daemon's default limits (each sandbox is in its own cgroup).
+    assert_eq!(d["cpuCount"], 2);
+    assert_eq!(d["memoryMB"], 4096);
+    assert_eq!(d["isolation"], "strict");
     assert!(d["diskSizeMB"].as_u64().unwrap() > 0);
     assert!(d["startedAt"].as_str().unwrap().ends_with('Z'));
     assert!(d["endAt"].as_str().unwrap() > d["startedAt"].as_str().unwrap());
