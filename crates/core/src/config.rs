@@ -16,6 +16,49 @@ pub struct Config {
     pub backend: BackendConfig,
     pub sandbox: SandboxConfig,
     pub lsp: LspSection,
+    pub sandboxd: SandboxdConfig,
+}
+
+/// `[sandboxd]`: dsh's own local sandbox daemon (`dsh sandbox serve`, and the one `dsh`
+/// embeds when no control plane is configured).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxdConfig {
+    /// How far sandboxes are separated from the host. A host that cannot give the level
+    /// makes the daemon fail to start, saying what is missing: never a silent fallback.
+    pub isolation: IsolationSetting,
+    /// Sandboxes kept started ahead of demand per template (0: none). Each is handed out
+    /// once, never reused.
+    pub pool: u32,
+    /// Default CPU bandwidth of a sandbox, in whole CPUs (a create request may ask for
+    /// another).
+    pub cpu_count: u64,
+    /// Default memory limit of a sandbox in MiB (no swap on top of it).
+    pub memory_mb: u64,
+    /// Processes (and threads) a sandbox may have at once.
+    pub max_processes: u64,
+}
+
+impl Default for SandboxdConfig {
+    fn default() -> Self {
+        Self {
+            isolation: IsolationSetting::Strict,
+            pool: 0,
+            cpu_count: 2,
+            memory_mb: 4096,
+            max_processes: 4096,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IsolationSetting {
+    /// A user namespace per sandbox (root inside is an unprivileged uid on the host),
+    /// Docker's capabilities, `no_new_privs`, a seccomp filter and cgroup limits.
+    Strict,
+    /// Namespaces only: root inside is root on the host. Only for code you trust.
+    Namespaces,
 }
 
 /// `[lsp.servers.<name>]` tables: language servers added to (or replacing) the built-in
@@ -128,6 +171,7 @@ pub enum ConfigError {
 /// Environment variables that override single keys.
 pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("DSH_BACKEND", "backend.kind"),
+    ("DSH_SANDBOXD_ISOLATION", "sandboxd.isolation"),
     ("DSH_SANDBOX_TEMPLATE", "sandbox.template"),
     ("DSH_SANDBOX_ID", "sandbox.sandbox_id"),
     ("DSH_SANDBOX_CWD", "sandbox.cwd"),
@@ -181,6 +225,13 @@ impl Config {
                 "sandbox.template and sandbox.sandbox_id exclude each other: create from a template, or reconnect by id"
                     .into(),
             ));
+        }
+        let sandboxd = &self.sandboxd;
+        if sandboxd.cpu_count == 0 || sandboxd.memory_mb < 128 || sandboxd.max_processes < 16 {
+            return Err(ConfigError::Conflict(format!(
+                "sandboxd limits too small to run a sandbox: cpu_count {} (at least 1), memory_mb {} (at least 128), max_processes {} (at least 16)",
+                sandboxd.cpu_count, sandboxd.memory_mb, sandboxd.max_processes
+            )));
         }
         if !self.sandbox.cwd.is_absolute() {
             return Err(ConfigError::Conflict(format!(

@@ -1,7 +1,7 @@
 //! Command-line definitions and dispatch.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -127,6 +127,16 @@ enum SandboxCommand {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:3000")]
         listen: std::net::SocketAddr,
+        /// The file whose `[sandboxd]` section configures the daemon (missing: defaults).
+        #[arg(long, default_value = "dsh.toml", value_name = "FILE")]
+        config: PathBuf,
+        /// Isolation level, over the file's: strict (default) or namespaces (root inside
+        /// is root on the host: only for code you trust).
+        #[arg(long, value_parser = ["strict", "namespaces"])]
+        isolation: Option<String>,
+        /// Sandboxes kept started ahead of demand per template, over the file's.
+        #[arg(long)]
+        pool: Option<u32>,
     },
     /// Create a sandbox and print its id.
     Create {
@@ -285,7 +295,8 @@ where
             let (connection, embedded) = if daemon.configured() {
                 (daemon.connection()?, None)
             } else {
-                let embedded = Embedded::start().await?;
+                let settings = crate::connect::sandboxd_settings(Path::new("dsh.toml"))?;
+                let embedded = Embedded::start(&settings).await?;
                 (embedded.connection(), Some(embedded))
             };
             let sandbox = Arc::new(Sandbox::open(http, &connection, &config.sandbox).await?);
@@ -509,8 +520,20 @@ async fn sandbox_command(
         Ok(ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key))
     };
     match command {
-        SandboxCommand::Serve { listen } => {
-            return serve(listen, daemon.state_dir.clone().unwrap_or_else(default_state_dir)).await;
+        SandboxCommand::Serve { listen, config, isolation, pool } => {
+            let mut settings = crate::connect::sandboxd_settings(&config)?;
+            match isolation.as_deref() {
+                Some("namespaces") => {
+                    settings.isolation = dsh_core::config::IsolationSetting::Namespaces;
+                }
+                Some(_) => settings.isolation = dsh_core::config::IsolationSetting::Strict,
+                None => {}
+            }
+            if let Some(pool) = pool {
+                settings.pool = pool;
+            }
+            let state_dir = daemon.state_dir.clone().unwrap_or_else(default_state_dir);
+            return serve(listen, state_dir, &settings).await;
         }
         SandboxCommand::Create { template, timeout, auto_pause, metadata } => {
             let mut new = NewSandbox::from_template(template);
@@ -575,14 +598,13 @@ fn not_found_hint(err: dsh_e2b::Error, id: &str) -> anyhow::Error {
     }
 }
 
-async fn serve(listen: std::net::SocketAddr, state_dir: PathBuf) -> anyhow::Result<ExitCode> {
-    let exe = std::env::current_exe()?;
-    let mut config = dsh_sandboxd::DaemonConfig::new(&state_dir);
+async fn serve(
+    listen: std::net::SocketAddr,
+    state_dir: PathBuf,
+    settings: &dsh_core::config::SandboxdConfig,
+) -> anyhow::Result<ExitCode> {
+    let mut config = crate::connect::daemon_config(&state_dir, settings)?;
     config.listen = listen;
-    config.envd_binary = Some(exe.clone());
-    config.envd_args = vec![HIDDEN_ENVD.into()];
-    config.init_binary = Some(exe);
-    config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
     let mut stop = crate::stop::StopSignals::install()?;
     let daemon = dsh_sandboxd::Daemon::start(config).await?;
     eprintln!(

@@ -1,7 +1,7 @@
 //! Reaching sandboxes: a configured daemon (E2B cloud or a running `dsh sandbox serve`),
 //! or a daemon embedded in this process for one command's lifetime.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use dsh_e2b::Connection;
@@ -105,9 +105,41 @@ pub struct Embedded {
     _state: tempfile::TempDir,
 }
 
+/// The daemon configuration for `settings` (`[sandboxd]` in dsh.toml), with this very
+/// binary as envd and as the sandbox init.
+pub fn daemon_config(
+    state_dir: &Path,
+    settings: &dsh_core::config::SandboxdConfig,
+) -> anyhow::Result<dsh_sandboxd::DaemonConfig> {
+    use dsh_core::config::IsolationSetting;
+    let exe = std::env::current_exe().context("cannot locate the dsh binary")?;
+    let mut config = dsh_sandboxd::DaemonConfig::new(state_dir);
+    config.envd_binary = Some(exe.clone());
+    config.envd_args = vec![HIDDEN_ENVD.into()];
+    config.init_binary = Some(exe);
+    config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
+    config.isolation = match settings.isolation {
+        IsolationSetting::Strict => dsh_sandboxd::IsolationLevel::Strict,
+        IsolationSetting::Namespaces => dsh_sandboxd::IsolationLevel::Namespaces,
+    };
+    config.pool = usize::try_from(settings.pool)?;
+    config.defaults = dsh_sandboxd::server::SandboxDefaults {
+        cpu_count: settings.cpu_count,
+        memory_mb: settings.memory_mb,
+        max_processes: settings.max_processes,
+    };
+    Ok(config)
+}
+
+/// `[sandboxd]` from `dsh.toml` in the current directory (missing: defaults) and the
+/// environment (`DSH_SANDBOXD_ISOLATION`).
+pub fn sandboxd_settings(file: &Path) -> anyhow::Result<dsh_core::config::SandboxdConfig> {
+    let config = dsh_core::config::Config::load(file, None, &|name| std::env::var(name).ok())?;
+    Ok(config.sandboxd)
+}
+
 impl Embedded {
-    pub async fn start() -> anyhow::Result<Self> {
-        let exe = std::env::current_exe().context("cannot locate the dsh binary")?;
+    pub async fn start(settings: &dsh_core::config::SandboxdConfig) -> anyhow::Result<Self> {
         let base = std::env::var_os("DSH_EMBEDDED_STATE")
             .map(PathBuf::from)
             .unwrap_or_else(std::env::temp_dir);
@@ -115,12 +147,8 @@ impl Embedded {
         sweep_abandoned(&base);
         let state = tempfile::Builder::new().prefix(EMBEDDED_PREFIX).tempdir_in(&base)?;
         std::fs::write(state.path().join(OWNER_FILE), std::process::id().to_string())?;
-        let mut config = dsh_sandboxd::DaemonConfig::new(state.path().join("state"));
+        let mut config = daemon_config(&state.path().join("state"), settings)?;
         config.listen = "127.0.0.1:0".parse()?;
-        config.envd_binary = Some(exe.clone());
-        config.envd_args = vec![HIDDEN_ENVD.into()];
-        config.init_binary = Some(exe);
-        config.init_args = vec![HIDDEN_SANDBOX_INIT.into()];
         let daemon = dsh_sandboxd::Daemon::start(config).await.context(
             "cannot start the embedded local sandbox daemon (local sandboxes need root, or user namespaces)",
         )?;

@@ -153,7 +153,7 @@ impl Workbench {
                 (Some(connection), None, name.to_owned())
             }
             BackendKind::Sandbox => {
-                let embedded = Embedded::start().await?;
+                let embedded = Embedded::start(&config.sandboxd).await?;
                 (
                     Some(embedded.connection()),
                     Some(embedded),

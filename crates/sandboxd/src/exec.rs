@@ -80,7 +80,11 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         Step::MountOverlay { lower, upper, work, target, flags } => {
             let mut options = format!("lowerdir={}", lower.display());
             if let (Some(upper), Some(work)) = (upper, work) {
-                options.push_str(&format!(",upperdir={},workdir={}", upper.display(), work.display()));
+                options.push_str(&format!(
+                    ",upperdir={},workdir={}",
+                    upper.display(),
+                    work.display()
+                ));
             }
             sys.mount(Some(Path::new("overlay")), target, Some("overlay"), *flags, Some(&options))
         }

@@ -308,15 +308,16 @@ impl Launcher {
             .collect::<Result<Vec<CString>, _>>()
             .map_err(nul)?;
 
-        let (pid, pidfd) = clone_init(&child, &path, &argv).map_err(|e| match e.raw_os_error() {
-            Some(errno @ (libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)) => {
-                Error::NamespacesUnavailable(Missing::KernelRefused {
-                    namespace: "pid".into(),
-                    errno,
-                })
-            }
-            _ => Error::io("cloning the sandbox init", e),
-        })?;
+        let (pid, pidfd) =
+            clone_init(&child, &path, &argv).map_err(|e| match e.raw_os_error() {
+                Some(errno @ (libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)) => {
+                    Error::NamespacesUnavailable(Missing::KernelRefused {
+                        namespace: "pid".into(),
+                        errno,
+                    })
+                }
+                _ => Error::io("cloning the sandbox init", e),
+            })?;
         // The child has its copies; ours must close so that EOF on `control` means the
         // init is done (or gone).
         drop((child, child_control, stdin, stdout, stderr));
@@ -507,10 +508,9 @@ impl SandboxProcess {
 /// The seccomp profile, compiled once per process.
 fn seccomp_filters() -> Result<&'static [Program]> {
     static FILTERS: OnceLock<std::result::Result<Vec<Program>, String>> = OnceLock::new();
-    FILTERS
-        .get_or_init(|| seccomp::compile().map_err(|e| e.to_string()))
-        .as_deref()
-        .map_err(|reason| Error::InitFailed { reason: format!("compiling the seccomp profile: {reason}") })
+    FILTERS.get_or_init(|| seccomp::compile().map_err(|e| e.to_string())).as_deref().map_err(
+        |reason| Error::InitFailed { reason: format!("compiling the seccomp profile: {reason}") },
+    )
 }
 
 /// Puts the payload binary alone in `dir` (a hard link, or a copy across filesystems),
@@ -525,7 +525,8 @@ fn link_program(program: &Path, dir: &Path) -> Result<()> {
         _ => {}
     }
     fs::create_dir(dir).map_err(|e| Error::io(context("making a directory for"), e))?;
-    let name = program.file_name().ok_or_else(|| Error::ProgramNotFound { path: program.to_owned() })?;
+    let name =
+        program.file_name().ok_or_else(|| Error::ProgramNotFound { path: program.to_owned() })?;
     let target = dir.join(name);
     // The file itself, not a symlink to it (`/bin/sh -> dash` would dangle inside).
     let file = fs::canonicalize(program).map_err(|e| Error::io(context("resolving"), e))?;

@@ -293,7 +293,12 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
 
     steps.extend([
         dir(state.rootfs(), 0o755),
-        Step::MountTmpfs { target: root.clone(), mode: 0o755, flags: MountFlags::NOSUID, owner: root_owned },
+        Step::MountTmpfs {
+            target: root.clone(),
+            mode: 0o755,
+            flags: MountFlags::NOSUID,
+            owner: root_owned,
+        },
         Step::Chdir { path: state.path().to_owned() },
     ]);
 
@@ -311,7 +316,11 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
             ]),
             HostEntry::Dir { mode, uid, gid } => {
                 let upper = state.upper(path);
-                steps.push(Step::MakeDir { path: upper.clone(), mode: *mode, owner: owner(*uid, *gid) });
+                steps.push(Step::MakeDir {
+                    path: upper.clone(),
+                    mode: *mode,
+                    owner: owner(*uid, *gid),
+                });
                 steps.push(dir(state.work(path), 0o700));
                 if path == Path::new("/etc") {
                     steps.extend(account_files(&upper, &spec.id, false, root_owned));
@@ -415,7 +424,11 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
     for (inside, upper, mode) in &persistent {
         steps.push(own_dir(upper.clone(), *mode));
         if *inside == "/home" {
-            steps.push(Step::MakeDir { path: state.home().join("user"), mode: 0o755, owner: owner(users::USER_UID, users::USER_GID) });
+            steps.push(Step::MakeDir {
+                path: state.home().join("user"),
+                mode: 0o755,
+                owner: owner(users::USER_UID, users::USER_GID),
+            });
         }
         if *inside == "/var" {
             steps.push(own_dir(state.var().join("tmp"), 0o1777));
@@ -438,7 +451,10 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         own_dir(at(PROGRAM_DIR), 0o755),
         Step::MountOverlay {
             // A read-only overlay needs two lower layers.
-            lower: PathBuf::from(format!("{PROGRAM_LINK_DIR}:{}", relative(&state, &empty).display())),
+            lower: PathBuf::from(format!(
+                "{PROGRAM_LINK_DIR}:{}",
+                relative(&state, &empty).display()
+            )),
             upper: None,
             work: None,
             target: at(PROGRAM_DIR),
@@ -479,15 +495,9 @@ fn symlink(target: &str, link: PathBuf) -> Step {
     Step::Symlink { target: PathBuf::from(target), link }
 }
 
-
 /// passwd, group, hostname and hosts in `etc`. `replace_all: false` keeps the files an
 /// earlier run wrote (the sandbox may have added users); the hostname is always rewritten.
-fn account_files(
-    etc: &Path,
-    id: &str,
-    replace_all: bool,
-    owner: Option<(u32, u32)>,
-) -> [Step; 4] {
+fn account_files(etc: &Path, id: &str, replace_all: bool, owner: Option<(u32, u32)>) -> [Step; 4] {
     let file = |name: &str, contents: Contents, replace: bool| Step::WriteFile {
         path: etc.join(name),
         contents,

@@ -59,14 +59,21 @@ pub fn check() -> Result<(), Missing> {
 pub fn check_strict() -> Result<(), Missing> {
     check()?;
     let release = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    strict_supported(&release, fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().as_deref())
+    strict_supported(
+        &release,
+        fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().as_deref(),
+    )
 }
 
 /// The decision of [`check_strict`] as a pure function of the kernel release and
 /// `user.max_user_namespaces`.
 pub fn strict_supported(release: &str, max_user_namespaces: Option<&str>) -> Result<(), Missing> {
     match max_user_namespaces.map(str::trim) {
-        None => return Err(Missing::StrictIsolation { what: "the kernel has no user namespaces".into() }),
+        None => {
+            return Err(Missing::StrictIsolation {
+                what: "the kernel has no user namespaces".into(),
+            });
+        }
         Some("0") => {
             return Err(Missing::StrictIsolation {
                 what: "user.max_user_namespaces is 0 (set it above 0 with sysctl)".into(),

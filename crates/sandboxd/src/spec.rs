@@ -86,9 +86,7 @@ impl std::str::FromStr for IsolationLevel {
         match text {
             "strict" => Ok(IsolationLevel::Strict),
             "namespaces" => Ok(IsolationLevel::Namespaces),
-            other => Err(format!(
-                "unknown isolation level {other:?} (known: strict, namespaces)"
-            )),
+            other => Err(format!("unknown isolation level {other:?} (known: strict, namespaces)")),
         }
     }
 }
@@ -122,7 +120,8 @@ impl IdRange {
     /// allocates distinct blocks and records them; two ids may hash to one block here).
     pub fn from_id(id: &str) -> IdRange {
         // FNV-1a: stable across builds and platforms, unlike std's hasher.
-        let hash = id.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+        let hash =
+            id.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
         IdRange { host_base: Self::DEFAULT_BASE + (hash % Self::SLOTS) * Self::SIZE }
     }
 }

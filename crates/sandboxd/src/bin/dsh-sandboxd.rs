@@ -42,6 +42,13 @@ enum Command {
         /// Seconds envd may take to become healthy after a sandbox starts.
         #[arg(long, default_value_t = 20)]
         envd_start_timeout: u64,
+        /// strict (user namespace, seccomp, cgroups) or namespaces (root inside is root
+        /// on the host: only for code you trust).
+        #[arg(long, default_value = "strict")]
+        isolation: dsh_sandboxd::IsolationLevel,
+        /// Sandboxes kept started ahead of demand per template.
+        #[arg(long, default_value_t = 0)]
+        pool: usize,
     },
 }
 
@@ -54,13 +61,24 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let Cli { command } = Cli::parse();
-    let Command::Serve { listen, state_dir, envd, init, domain, envd_start_timeout } = command;
+    let Command::Serve {
+        listen,
+        state_dir,
+        envd,
+        init,
+        domain,
+        envd_start_timeout,
+        isolation,
+        pool,
+    } = command;
     let mut config = DaemonConfig::new(state_dir);
     config.listen = listen;
     config.envd_binary = envd;
     config.init_binary = init;
     config.domain = Some(domain);
     config.envd_start_timeout = Duration::from_secs(envd_start_timeout);
+    config.isolation = isolation;
+    config.pool = pool;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
         let shutdown = shutdown_signal()?;
         dsh_sandboxd::serve(config, shutdown).await

@@ -612,4 +612,3 @@ fn an_earlier_runs_account_files_and_directories_are_kept() {
         ]
     );
 }
-

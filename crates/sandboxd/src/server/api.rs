@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::pool;
 use super::registry::{Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
     ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, lifecycle,
@@ -216,7 +217,9 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
     if let Some(cpus) = body.cpu_count
         && !(1..=MAX_CPU_COUNT).contains(&cpus)
     {
-        return Err(ApiError::bad_request(format!("cpuCount must be 1 to {MAX_CPU_COUNT}, not {cpus}")));
+        return Err(ApiError::bad_request(format!(
+            "cpuCount must be 1 to {MAX_CPU_COUNT}, not {cpus}"
+        )));
     }
     if let Some(memory) = body.memory_mb
         && !(MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&memory)
@@ -242,6 +245,29 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         memory_mb: body.memory_mb,
     };
     detached(async move {
+        // A pooled sandbox has the template's default limits.
+        let poolable = record.cpu_count.is_none() && record.memory_mb.is_none();
+        if poolable && let Some(slot) = pool::take(&shared, &record.template_id) {
+            let _ops = slot.ops.lock().await;
+            match pool::hand_out(&shared, &slot, &record).await {
+                Ok(()) => {
+                    let record = {
+                        let mut inner = slot.lock();
+                        let now = now_ms();
+                        inner.record.started_at_ms = now;
+                        inner.record.end_at_ms = now + timeout * 1000;
+                        inner.record.clone()
+                    };
+                    save(&shared, &slot)?;
+                    let body = axum::Json(sandbox_json(&shared, &record));
+                    return Ok((StatusCode::CREATED, body).into_response());
+                }
+                Err(e) => {
+                    tracing::warn!(sandbox = %slot.id, error = format!("{e:#}"), "a pooled sandbox failed at hand-out; creating one");
+                    pool::discard(&shared, &slot).await;
+                }
+            }
+        }
         let slot = shared.insert_new(&record).map_err(|e| ApiError::internal(&e))?;
         let _ops = slot.ops.lock().await;
         let id = slot.id.clone();

@@ -58,6 +58,33 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
 /// waits until it is healthy and initializes it. On success the slot is `Running`
 /// (the caller sets the deadline and saves).
 pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
+    launch(shared, slot).await?;
+    let token = slot.record().envd_access_token;
+    activate(shared, slot, token.as_deref()).await
+}
+
+/// Initializes a launched sandbox's envd with the record's env vars and access token
+/// (`presented`: the token envd holds now) and marks the slot `Running`.
+pub async fn activate(shared: &Shared, slot: &Slot, presented: Option<&str>) -> anyhow::Result<()> {
+    let Some(addr) = slot.lock().envd else {
+        bail!("sandbox {} has no running envd", slot.id);
+    };
+    let initialized =
+        tokio::time::timeout(shared.config.envd_start_timeout, init(addr, shared, slot, presented))
+            .await
+            .unwrap_or_else(|_| Err(anyhow!("envd did not answer POST /init in time")));
+    if let Err(e) = initialized {
+        stop(slot).await;
+        return Err(e.context(format!("envd in sandbox {} did not start", slot.id)));
+    }
+    slot.lock().record.phase = Phase::Running;
+    Ok(())
+}
+
+/// Starts the sandbox and its envd and waits until envd is healthy (not yet
+/// initialized: [`activate`] does that). On success the slot holds the process and
+/// envd's address.
+pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let record = slot.record();
     let spec = spec_for(shared, &record)?;
     let ready_host = spec.state_dir.join("var/lib/dsh-sandboxd");
@@ -117,7 +144,6 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let ready = async {
         let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
         wait_healthy(addr, slot).await?;
-        init(addr, shared, slot).await?;
         anyhow::Ok(addr)
     };
     let addr = match tokio::time::timeout(shared.config.envd_start_timeout, ready).await {
@@ -136,12 +162,8 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
             );
         }
     };
-    {
-        let mut inner = slot.lock();
-        inner.envd = Some(addr);
-        inner.record.phase = Phase::Running;
-    }
-    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), "sandbox running");
+    slot.lock().envd = Some(addr);
+    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), "sandbox launched");
     Ok(())
 }
 
@@ -187,7 +209,12 @@ async fn wait_healthy(addr: SocketAddr, slot: &Slot) -> anyhow::Result<()> {
     }
 }
 
-async fn init(addr: SocketAddr, shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+async fn init(
+    addr: SocketAddr,
+    shared: &Shared,
+    slot: &Slot,
+    presented: Option<&str>,
+) -> anyhow::Result<()> {
     let record = slot.record();
     let spec = spec_for(shared, &record)?;
     let body = serde_json::json!({
@@ -199,7 +226,7 @@ async fn init(addr: SocketAddr, shared: &Shared, slot: &Slot) -> anyhow::Result<
     let mut request = hyper::Request::post("/init")
         .header(hyper::header::HOST, addr.to_string())
         .header(hyper::header::CONTENT_TYPE, "application/json");
-    if let Some(token) = &record.envd_access_token {
+    if let Some(token) = presented {
         request = request.header("X-Access-Token", token);
     }
     let request = request.body(Full::new(Bytes::from(serde_json::to_vec(&body)?)))?;

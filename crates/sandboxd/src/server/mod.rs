@@ -12,6 +12,7 @@
 mod api;
 mod lifecycle;
 pub use lifecycle::kill_stray_init;
+mod pool;
 mod proxy;
 pub mod registry;
 
@@ -79,6 +80,8 @@ pub struct Config {
     pub id_base: u32,
     /// Limits of a sandbox whose create request names none (each in its own cgroup).
     pub defaults: SandboxDefaults,
+    /// Sandboxes kept started ahead of demand per template (0: none); see `pool.rs`.
+    pub pool: usize,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -113,6 +116,7 @@ impl Config {
             isolation: IsolationLevel::Strict,
             id_base: IdRange::DEFAULT_BASE,
             defaults: SandboxDefaults::default(),
+            pool: 0,
         }
     }
 }
@@ -141,9 +145,17 @@ pub(crate) struct Shared {
     host: HostInfo,
     cgroups: Arc<Cgroups>,
     sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Templates whose pool is being refilled.
+    refilling: Mutex<std::collections::HashSet<String>>,
+    /// Set by shutdown: no new pooled sandboxes.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
+    pub(crate) fn stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
         self.sandboxes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -272,9 +284,10 @@ impl Daemon {
         for arg in &config.init_args {
             launcher = launcher.init_arg(arg.clone());
         }
-        let cgroups = Arc::new(Cgroups::probe(CGROUP_PARENT).context(
-            "local sandboxes need cgroups for their limits (memory, pids, CPU)",
-        )?);
+        let cgroups = Arc::new(
+            Cgroups::probe(CGROUP_PARENT)
+                .context("local sandboxes need cgroups for their limits (memory, pids, CPU)")?,
+        );
         launcher = launcher.cgroups(cgroups.clone());
         if config.isolation == IsolationLevel::Strict {
             crate::privileges::check_strict().context("strict isolation is not available")?;
@@ -297,6 +310,8 @@ impl Daemon {
             host,
             cgroups,
             sandboxes: Mutex::new(HashMap::new()),
+            refilling: Mutex::new(Default::default()),
+            stopping: std::sync::atomic::AtomicBool::new(false),
         });
 
         let recovered = {
@@ -307,6 +322,10 @@ impl Daemon {
         };
         for record in recovered {
             shared.insert_slot(Arc::new(Slot::new(record)));
+        }
+        let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
+        for template in templates {
+            pool::refill(&shared, &template);
         }
 
         let listener = tokio::net::TcpListener::bind(shared.config.listen)
@@ -356,16 +375,20 @@ impl Daemon {
             let _ = stop.send(());
         }
         self.reaper.abort();
+        self.shared.stopping.store(true, std::sync::atomic::Ordering::SeqCst);
         let mut pauses = tokio::task::JoinSet::new();
         for slot in self.shared.slots() {
             let shared = self.shared.clone();
             pauses.spawn(async move {
                 let _ops = slot.ops.lock().await;
-                let (phase, has_process) = {
+                let (phase, has_process, pooled) = {
                     let inner = slot.lock();
-                    (inner.record.phase, inner.process.is_some())
+                    (inner.record.phase, inner.process.is_some(), inner.pooled)
                 };
-                if (phase == Phase::Running || has_process)
+                if pooled {
+                    // Never handed out: nothing of it is worth keeping.
+                    pool::discard(&shared, &slot).await;
+                } else if (phase == Phase::Running || has_process)
                     && let Err(e) = lifecycle::pause(&shared, &slot).await
                 {
                     tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "pausing at shutdown");

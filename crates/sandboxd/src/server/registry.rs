@@ -75,6 +75,8 @@ pub struct Inner {
     pub process: Option<SandboxProcess>,
     /// Set once the sandbox is killed: the slot is out of the registry.
     pub gone: bool,
+    /// A warm-pool sandbox not yet handed out (no record on disk, invisible to the API).
+    pub pooled: bool,
 }
 
 impl Slot {
@@ -82,7 +84,13 @@ impl Slot {
         Slot {
             id: record.sandbox_id.clone(),
             ops: tokio::sync::Mutex::new(()),
-            inner: Mutex::new(Inner { record, envd: None, process: None, gone: false }),
+            inner: Mutex::new(Inner {
+                record,
+                envd: None,
+                process: None,
+                gone: false,
+                pooled: false,
+            }),
         }
     }
 

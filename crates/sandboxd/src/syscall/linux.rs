@@ -103,7 +103,8 @@ fn wait_child(pid: libc::pid_t) {
 fn open_user_namespace(ids: IdRange) -> io::Result<OwnedFd> {
     let (report_read, report_write) = pipe()?;
     let (release_read, release_write) = pipe()?;
-    let pid = user_namespace_holder((&report_read, &report_write), (&release_read, &release_write))?;
+    let pid =
+        user_namespace_holder((&report_read, &report_write), (&release_read, &release_write))?;
     drop((report_write, release_read));
     let result = (|| {
         let mut message = Vec::new();
