@@ -379,6 +379,39 @@ mod tests {
     }
 
     #[test]
+    fn the_sandboxd_section_names_isolation_pool_and_limits() {
+        let config = Config::from_toml("", "empty").unwrap();
+        assert_eq!(config.sandboxd, SandboxdConfig::default());
+        assert_eq!(config.sandboxd.isolation, IsolationSetting::Strict);
+        let config = Config::from_toml(
+            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\n",
+            "dsh.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            config.sandboxd,
+            SandboxdConfig {
+                isolation: IsolationSetting::Namespaces,
+                pool: 3,
+                cpu_count: 1,
+                memory_mb: 512,
+                max_processes: 4096,
+            }
+        );
+        let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `none`"), "{err}");
+        let err = Config::from_toml("[sandboxd]\nmemory_mb = 16\n", "dsh.toml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "conflicting settings: sandboxd limits too small to run a sandbox: cpu_count 2 (at least 1), memory_mb 16 (at least 128), max_processes 4096 (at least 16)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let env = |name: &str| (name == "DSH_SANDBOXD_ISOLATION").then(|| "namespaces".to_owned());
+        let config = Config::load(&dir.path().join("missing.toml"), None, &env).unwrap();
+        assert_eq!(config.sandboxd.isolation, IsolationSetting::Namespaces);
+    }
+
+    #[test]
     fn template_and_sandbox_id_conflict() {
         let err = Config::from_toml("[sandbox]\ntemplate = \"base\"\nsandbox_id = \"abc\"\n", "x")
             .unwrap_err();

@@ -1,3 +1,4 @@
 mod harness;
 mod lifecycle;
+mod pool;
 mod restart;
