@@ -542,7 +542,7 @@ async fn sandbox_command(
             new.metadata = metadata.into_iter().collect();
             let info = control()?.create(&new).await?;
             printer.print(
-                &serde_json::json!({"sandboxID": info.sandbox_id, "templateID": info.template_id, "envdVersion": info.envd_version}),
+                &serde_json::json!({"sandboxID": info.sandbox_id, "templateID": info.template_id, "envdVersion": info.envd_version, "isolation": info.isolation}),
                 || info.sandbox_id.clone(),
             );
         }
@@ -550,7 +550,7 @@ async fn sandbox_command(
             let sandboxes = control()?.list().await?;
             let rows: Vec<serde_json::Value> = sandboxes
                 .iter()
-                .map(|s| serde_json::json!({"sandboxID": s.sandbox_id, "templateID": s.template_id, "state": s.state, "metadata": s.metadata, "startedAt": s.started_at, "endAt": s.end_at}))
+                .map(|s| serde_json::json!({"sandboxID": s.sandbox_id, "templateID": s.template_id, "state": s.state, "isolation": s.isolation, "metadata": s.metadata, "startedAt": s.started_at, "endAt": s.end_at}))
                 .collect();
             printer.print(&rows, || {
                 let rows: Vec<Vec<String>> = sandboxes
@@ -560,11 +560,13 @@ async fn sandbox_command(
                             s.sandbox_id.clone(),
                             s.template_id.clone(),
                             s.state.clone(),
+                            // E2B cloud reports none: its sandboxes are microVMs.
+                            s.isolation.clone().unwrap_or_else(|| "microvm".to_owned()),
                             s.end_at.clone().unwrap_or_default(),
                         ]
                     })
                     .collect();
-                table(&["SANDBOX", "TEMPLATE", "STATE", "ENDS"], &rows)
+                table(&["SANDBOX", "TEMPLATE", "STATE", "ISOLATION", "ENDS"], &rows)
             });
         }
         SandboxCommand::Kill { id } => {

@@ -460,7 +460,34 @@ async fn isolation(registry: &ToolRegistry, workbench: &Workbench) -> anyhow::Re
         ensure!(!out.contains("host-only-secret\n"), "the sandbox read the host's secret");
         ensure!(out.contains("No such file or directory"), "unexpected: {out:?}");
     }
-    Ok(json!({"hostCopyUntouched": cwd, "secretRead": out.trim_end()}))
+    // Root inside must be nobody on the host: on the embedded local sandbox, uid 0 maps
+    // to an unprivileged host uid, and root keeps no way to gain privileges back.
+    let identity = call(
+        registry,
+        "bash",
+        json!({"command": "cat /proc/self/uid_map; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status", "description": "how root inside maps to the host"}),
+    )
+    .await?;
+    let identity = identity["stdout"].as_str().unwrap_or_default().to_owned();
+    let mut fields = identity.split_whitespace();
+    let (inside, host) = (fields.next(), fields.next().and_then(|h| h.parse::<u64>().ok()));
+    if workbench.is_embedded() {
+        ensure!(
+            inside == Some("0") && host.is_some_and(|host| host > 65_535),
+            "root inside is not an unprivileged host uid: {identity:?}"
+        );
+        ensure!(
+            identity.contains("NoNewPrivs:\t1") && identity.contains("Seccomp:\t2"),
+            "no_new_privs or seccomp missing: {identity:?}"
+        );
+    }
+    Ok(json!({
+        "hostCopyUntouched": cwd,
+        "secretRead": out.trim_end(),
+        "rootOnHost": host,
+        "noNewPrivs": identity.contains("NoNewPrivs:\t1"),
+        "seccomp": identity.contains("Seccomp:\t2"),
+    }))
 }
 
 async fn teardown(

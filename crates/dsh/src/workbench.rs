@@ -132,6 +132,11 @@ fn language_server_bin(runtime_root: &std::path::Path) -> std::path::PathBuf {
 }
 
 impl Workbench {
+    /// Whether the sandbox comes from a daemon embedded in this process.
+    pub fn is_embedded(&self) -> bool {
+        self.embedded.is_some()
+    }
+
     /// Opens the backend the configuration asks for; with no daemon configured, a local
     /// sandbox daemon is embedded in this process.
     pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {

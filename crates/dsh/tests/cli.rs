@@ -185,6 +185,10 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
         (list[0]["state"].as_str(), list[0]["metadata"]["purpose"].as_str()),
         (Some("running"), Some("cli-test"))
     );
+    assert_eq!(list[0]["isolation"], "strict");
+    let table = served.ok(&["sandbox", "list"]);
+    assert!(table.starts_with("SANDBOX"), "{table}");
+    assert!(table.lines().nth(1).is_some_and(|row| row.contains(" strict ")), "{table}");
     served.ok(&["sandbox", "pause", &id]);
     assert_eq!(json(&served.ok(&["sandbox", "list", "--json"]))[0]["state"], "paused");
     served.ok(&["sandbox", "resume", &id]);

@@ -57,6 +57,12 @@ fn the_tour_passes_on_the_embedded_local_sandbox_and_leaves_nothing_behind() {
         teardown["sandbox"],
         format!("killed sandbox {}", report["sandboxId"].as_str().unwrap())
     );
+    let isolation = &report["steps"][5]["details"];
+    assert!(isolation["rootOnHost"].as_u64().unwrap() >= 1 << 30, "{isolation}");
+    assert_eq!(
+        (isolation["noNewPrivs"].as_bool(), isolation["seccomp"].as_bool()),
+        (Some(true), Some(true))
+    );
     let terminal = &report["steps"][2]["details"];
     assert!(terminal["promptBackMs"].as_u64().unwrap() < 2000, "{terminal}");
     let id = report["sandboxId"].as_str().unwrap();

@@ -59,6 +59,10 @@ pub struct SandboxInfo {
     pub envd_access_token: Option<String>,
     #[serde(default)]
     pub domain: Option<String>,
+    /// dsh-sandboxd's isolation level (`strict` or `namespaces`); E2B cloud sends none
+    /// (its sandboxes are microVMs).
+    #[serde(default)]
+    pub isolation: Option<String>,
 }
 
 /// A sandbox as `get` and `list` report it.
@@ -77,6 +81,9 @@ pub struct SandboxDetail {
     pub started_at: Option<String>,
     #[serde(default)]
     pub end_at: Option<String>,
+    /// See [`SandboxInfo::isolation`].
+    #[serde(default)]
+    pub isolation: Option<String>,
 }
 
 /// A client of one control plane.

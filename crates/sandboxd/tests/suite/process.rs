@@ -238,3 +238,16 @@ fn the_sandbox_ends_when_its_owner_goes_away() {
         );
     }
 }
+
+#[test]
+fn namespaces_only_isolation_is_the_hosts_root_and_says_so() {
+    let (_dir, mut spec) = base_spec("namespaces-only");
+    spec.isolation = dsh_sandboxd::Isolation::Namespaces;
+    let out = run_ok(
+        &spec,
+        "cat /proc/self/uid_map; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status; echo $$",
+    );
+    // No user namespace, no seccomp: the level for code you trust, named as such.
+    assert_eq!(out, "         0          0 4294967295\nNoNewPrivs:\t0\nSeccomp:\t0\n2\n");
+    assert_eq!(spec.isolation.name(), "namespaces");
+}
