@@ -138,6 +138,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     .context("the sandbox launch task panicked")??;
 
     let pid = process.pid();
+    let set_up = started.elapsed();
     // From here on the process must not leak: hand it to the slot at once, so that any
     // failure path (and kill) can stop it.
     slot.lock().process = Some(process);
@@ -163,7 +164,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         }
     };
     slot.lock().envd = Some(addr);
-    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), "sandbox launched");
+    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), ?set_up, "sandbox launched");
     Ok(())
 }
 

@@ -119,8 +119,15 @@ pub fn init_pid(state: &Path, id: &str) -> u32 {
     text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
-/// No process, no mount, no directory, no record left of sandbox `id`.
+/// No process, no mount, no directory, no record, no cgroup left of sandbox `id`.
 pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
+    let cgroups =
+        dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).unwrap();
+    let cgroup_dirs = cgroups.open(id).paths();
+    assert!(!cgroup_dirs.is_empty());
+    for dir in cgroup_dirs {
+        assert!(!dir.exists(), "cgroup {} still exists", dir.display());
+    }
     let dir = state.join("sandboxes").join(id);
     assert!(!Path::new(&format!("/proc/{init_pid}")).exists(), "init {init_pid} still exists");
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();

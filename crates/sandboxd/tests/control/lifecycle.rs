@@ -366,6 +366,19 @@ async fn a_hundred_concurrent_creates_get_distinct_sandboxes() {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), N);
+    // Each has its own uid block: the lowest free ones, from 2^30 up, one per sandbox.
+    let mut blocks: Vec<u64> = ids
+        .iter()
+        .map(|id| {
+            let path = h.state().join("sandboxes").join(format!("{id}.json"));
+            let record: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+            record["isolation"]["ids"]["hostBase"].as_u64().unwrap()
+        })
+        .collect();
+    blocks.sort_unstable();
+    let expected: Vec<u64> = (0..N as u64).map(|n| (1 << 30) + n * 65_536).collect();
+    assert_eq!(blocks, expected);
     // Each sandbox sees only its own file (isolation and routing).
     for (i, sandbox) in &sandboxes {
         assert_eq!(
