@@ -24,23 +24,85 @@ pub enum HostEntry {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostLayout {
     entries: BTreeMap<PathBuf, HostEntry>,
+    private: Vec<Private>,
 }
+
+/// A host file or directory inside a shown directory that others may not read (a
+/// directory: not enter). The sandbox sees host root's files as its own root's, so each
+/// is masked inside: `/etc/shadow`, private keys, database credentials stay the host's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Private {
+    pub path: PathBuf,
+    pub is_dir: bool,
+}
+
+/// Shown directories not searched for private entries: by the FHS `/usr` holds only
+/// shareable, world-readable data, and walking its 100,000+ entries at every create would
+/// cost more than the rest of the create. A host that keeps secrets there must leave
+/// `/usr` out of its templates.
+pub const NOT_SEARCHED: &[&str] = &["/usr"];
 
 impl HostLayout {
     /// Looks at each path without following a final symlink.
+    /// Directories are searched for [`Private`] entries (except [`NOT_SEARCHED`]).
     pub fn probe<'a>(paths: impl IntoIterator<Item = &'a Path>) -> HostLayout {
-        let entries = paths.into_iter().map(|path| (path.to_owned(), probe_one(path))).collect();
-        HostLayout { entries }
+        let entries: BTreeMap<PathBuf, HostEntry> =
+            paths.into_iter().map(|path| (path.to_owned(), probe_one(path))).collect();
+        let mut private = Vec::new();
+        for (path, entry) in &entries {
+            if matches!(entry, HostEntry::Dir { .. })
+                && !NOT_SEARCHED.iter().any(|skipped| path == Path::new(skipped))
+            {
+                find_private(path, &mut private);
+            }
+        }
+        HostLayout { entries, private }
     }
 
     /// A layout given explicitly (tests, or a caller that knows better).
     pub fn from_entries(entries: impl IntoIterator<Item = (PathBuf, HostEntry)>) -> HostLayout {
-        HostLayout { entries: entries.into_iter().collect() }
+        HostLayout { entries: entries.into_iter().collect(), private: Vec::new() }
+    }
+
+    /// The same layout with these private entries.
+    pub fn with_private(mut self, private: impl IntoIterator<Item = Private>) -> HostLayout {
+        self.private = private.into_iter().collect();
+        self
+    }
+
+    /// Entries others may not read, in the shown directories (sorted by path).
+    pub fn private(&self) -> &[Private] {
+        &self.private
     }
 
     pub fn get(&self, path: &Path) -> &HostEntry {
         self.entries.get(path).unwrap_or(&HostEntry::Missing)
     }
+}
+
+/// Walks `dir` (without following symlinks, not into private directories) and collects
+/// what others may not read. Unreadable directories are private themselves.
+fn find_private(dir: &Path, private: &mut Vec<Private>) {
+    let mut pending = vec![dir.to_owned()];
+    let start = private.len();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            let kind = meta.file_type();
+            let mode = meta.mode();
+            if kind.is_dir() {
+                if mode & 0o005 != 0o005 {
+                    private.push(Private { path: entry.path(), is_dir: true });
+                } else {
+                    pending.push(entry.path());
+                }
+            } else if kind.is_file() && mode & 0o004 == 0 {
+                private.push(Private { path: entry.path(), is_dir: false });
+            }
+        }
+    }
+    private[start..].sort_by(|a, b| a.path.cmp(&b.path));
 }
 
 fn probe_one(path: &Path) -> HostEntry {
@@ -88,5 +150,35 @@ mod tests {
         assert_eq!(layout.get(&f), &HostEntry::File);
         assert_eq!(layout.get(&m), &HostEntry::Missing);
         assert_eq!(layout.get(Path::new("/never/probed")), &HostEntry::Missing);
+    }
+
+    #[test]
+    fn entries_others_cannot_read_are_found_but_not_walked_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("etc");
+        let mode = |path: &Path, bits| {
+            fs::set_permissions(path, fs::Permissions::from_mode(bits)).unwrap()
+        };
+        fs::create_dir_all(root.join("ssl/private")).unwrap();
+        fs::create_dir_all(root.join("open")).unwrap();
+        for (name, bits) in
+            [("shadow", 0o640), ("passwd", 0o644), ("open/key", 0o600), ("ssl/private/k", 0o600)]
+        {
+            fs::write(root.join(name), "x").unwrap();
+            mode(&root.join(name), bits);
+        }
+        mode(&root.join("ssl/private"), 0o700);
+        symlink("/etc/shadow", root.join("link")).unwrap();
+        let layout = HostLayout::probe([root.as_path()]);
+        assert_eq!(
+            layout.private(),
+            [
+                Private { path: root.join("open/key"), is_dir: false },
+                Private { path: root.join("shadow"), is_dir: false },
+                Private { path: root.join("ssl/private"), is_dir: true },
+            ]
+        );
+        // /usr is not searched (see NOT_SEARCHED).
+        assert!(HostLayout::probe([Path::new("/usr")]).private().is_empty());
     }
 }

@@ -44,7 +44,7 @@ pub mod testing;
 pub use destroy::destroy;
 pub use error::{Error, Missing, Result};
 pub use launch::{Launcher, Output, Payload, SandboxProcess, spawn_sandboxed};
-pub use layout::{HostEntry, HostLayout};
+pub use layout::{HostEntry, HostLayout, Private};
 pub use server::{Config as DaemonConfig, Daemon, serve};
 pub use spec::{IdRange, Isolation, IsolationLevel, Limits, Net, SandboxSpec};
 pub use template::{Template, Templates};

@@ -462,6 +462,15 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         },
     ]);
     let null = at("/dev/null");
+    // Host files only their owner (or group) may read: root inside owns what host root
+    // owns, so they are covered like Docker's masked paths.
+    for private in layout.private() {
+        let target = in_root(&root, &private.path);
+        steps.push(match private.is_dir {
+            true => Step::MaskDir { target },
+            false => Step::MaskFile { target, null: null.clone() },
+        });
+    }
     steps.extend(MASKED_DIRS.iter().map(|path| Step::MaskDir { target: at(path) }));
     steps.extend(
         MASKED_FILES.iter().map(|path| Step::MaskFile { target: at(path), null: null.clone() }),

@@ -612,3 +612,18 @@ fn an_earlier_runs_account_files_and_directories_are_kept() {
         ]
     );
 }
+
+#[test]
+fn private_host_entries_are_masked_like_dockers_paths() {
+    let layout = merged_usr_host().with_private([
+        crate::layout::Private { path: "/etc/shadow".into(), is_dir: false },
+        crate::layout::Private { path: "/etc/ssl/private".into(), is_dir: true },
+    ]);
+    let text = render(&build(&base_spec(), &layout, Path::new(PROGRAM)).unwrap());
+    let start = text.find("mask-file /s/rootfs/etc/shadow").unwrap();
+    assert_eq!(
+        &text[start..text.find("mask-dir /s/rootfs/proc/acpi").unwrap()],
+        "mask-file /s/rootfs/etc/shadow with /s/rootfs/dev/null\nmask-dir /s/rootfs/etc/ssl/private\n"
+    );
+    assert!(text.find("overlay /s/rootfs/etc").unwrap() < start, "masks come after the overlays");
+}

@@ -167,3 +167,17 @@ fn the_payload_runs_from_a_read_only_overlay() {
     .finish();
     assert_eq!(done.stdout, "/.dsh/bin/sh\nread-only\n1\n", "{}", done.stderr);
 }
+
+#[test]
+fn host_files_only_root_may_read_stay_unreadable_to_root_inside() {
+    // Root inside owns what host root owns (idmapped layers), so private host files in
+    // the shown directories are masked: /etc/shadow's hashes never reach a sandbox.
+    let shadow = fs::read_to_string("/etc/shadow").unwrap();
+    assert!(shadow.starts_with("root:"));
+    let (_dir, spec) = base_spec("private");
+    let out = run_ok(
+        &spec,
+        "wc -c < /etc/shadow; ls -A /etc/ssl/private | wc -l; cat /etc/passwd >/dev/null && echo passwd-readable",
+    );
+    assert_eq!(out, "0\n0\npasswd-readable\n");
+}

@@ -1,0 +1,358 @@
+//! Through the real control plane (a daemon on loopback running dsh-envd in each
+//! sandbox): the daemon's API key and state directory and another sandbox's envd access
+//! token are out of reach from inside, and what a sandbox leaves in its files cannot
+//! turn the daemon (host root) against the host when it starts the sandbox again.
+//!
+//! The small parts of `tests/control/harness.rs` needed here are copied, not shared.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dsh_sandboxd::cgroup::Cgroups;
+use dsh_sandboxd::{Daemon, DaemonConfig};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use super::probe::{HostPath, hex};
+
+fn envd_binary() -> PathBuf {
+    let init = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init"));
+    let path = std::env::var_os("DSH_ENVD_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| init.parent().unwrap().join("dsh-envd"));
+    assert!(path.is_file(), "{} missing: run `cargo build -p dsh-envd` first", path.display());
+    path
+}
+
+/// A daemon on a free loopback port over a temporary state directory; every sandbox
+/// under it is killed on drop, whatever happened.
+struct Harness {
+    dir: TempDir,
+    daemon: Option<Daemon>,
+    http: reqwest::Client,
+}
+
+impl Harness {
+    async fn start(envd_start_timeout: Duration) -> Harness {
+        let dir = tempfile::Builder::new().prefix("dsh-escape-daemon-").tempdir().unwrap();
+        let mut config = DaemonConfig::new(dir.path().join("state"));
+        config.listen = "127.0.0.1:0".parse().unwrap();
+        config.init_binary = Some(PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init")));
+        config.envd_binary = Some(envd_binary());
+        config.reaper_tick = Duration::from_millis(100);
+        config.envd_start_timeout = envd_start_timeout;
+        let daemon = Daemon::start(config).await.unwrap();
+        Harness { dir, daemon: Some(daemon), http: reqwest::Client::new() }
+    }
+
+    fn daemon(&self) -> &Daemon {
+        self.daemon.as_ref().unwrap()
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.daemon().url()))
+            .header("X-API-Key", self.daemon().api_key());
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let bytes = response.bytes().await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    async fn create(&self) -> Value {
+        let (status, body) = self
+            .call(Method::POST, "/v2/sandboxes", Some(json!({"templateID": "base", "timeout": 60})))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body
+    }
+
+    /// Runs `sh -c script` as `user` (`root` or the default `user`) through envd's
+    /// `process.Process/Start`; returns (stdout, exit code).
+    async fn run(&self, sandbox: &Value, user: &str, script: &str) -> (String, i64) {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let message = json!({"process": {"cmd": "/bin/sh", "args": ["-c", script]}});
+        let payload = serde_json::to_vec(&message).unwrap();
+        let mut frame = vec![0u8];
+        frame.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
+        frame.extend_from_slice(&payload);
+        let response = self
+            .http
+            .post(format!("{}/process.Process/Start", self.daemon().url()))
+            .header("E2b-Sandbox-Id", sandbox["sandboxID"].as_str().unwrap())
+            .header("E2b-Sandbox-Port", "49983")
+            .header("X-Access-Token", sandbox["envdAccessToken"].as_str().unwrap())
+            .header("Authorization", format!("Basic {}", engine.encode(format!("{user}:"))))
+            .header("Content-Type", "application/connect+json")
+            .header("Connect-Protocol-Version", "1")
+            .body(frame)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = response.bytes().await.unwrap();
+        let (mut stdout, mut code, mut rest) = (Vec::new(), None, &bytes[..]);
+        while rest.len() >= 5 {
+            let len = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
+            let flags = rest[0];
+            let message: Value = serde_json::from_slice(&rest[5..5 + len]).unwrap();
+            rest = &rest[5 + len..];
+            if flags & 2 != 0 {
+                assert!(message.get("error").is_none(), "{message}");
+                continue;
+            }
+            let event = &message["event"];
+            for stream in ["stdout", "stderr"] {
+                if let Some(data) = event["data"][stream].as_str() {
+                    stdout.extend(engine.decode(data).unwrap());
+                }
+            }
+            if let Some(end) = event.get("end") {
+                code = Some(end["exitCode"].as_i64().unwrap_or(0));
+            }
+        }
+        (String::from_utf8(stdout).unwrap(), code.expect("no end event"))
+    }
+}
+
+impl Drop for Harness {
+    /// Kills every sandbox's init and removes its cgroup: a daemon dropped without
+    /// `shutdown` leaves both behind.
+    fn drop(&mut self) {
+        drop(self.daemon.take());
+        let cgroups = Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
+        let Ok(entries) = std::fs::read_dir(self.dir.path().join("state/sandboxes")) else {
+            return;
+        };
+        for entry in entries.flatten().filter(|entry| entry.path().is_dir()) {
+            let state = dsh_sandboxd::state::StateDir::new(entry.path());
+            if let Ok(Some(pid)) = state.live_init() {
+                // SAFETY: plain kill(2) of the init just checked by pid and start time.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while matches!(state.live_init(), Ok(Some(_))) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+            if let (Some(cgroups), Some(id)) = (&cgroups, entry.file_name().to_str()) {
+                let cgroup = cgroups.open(id);
+                let _ = cgroup.kill_all();
+                let _ = cgroup.remove();
+            }
+        }
+    }
+}
+
+/// A Python program, run inside through envd: which secrets show in any readable
+/// `/proc/*/environ` or `/proc/*/cmdline`, in the command's own environment, and which
+/// daemon paths exist. The secrets are passed hex-encoded, so that the command line
+/// holding the program does not itself contain them.
+fn secrets_probe(secrets: &[(&str, &str)], paths: &[(&str, &Path)]) -> String {
+    let needles: Vec<(String, String)> =
+        secrets.iter().map(|(label, secret)| (label.to_string(), hex(secret.as_bytes()))).collect();
+    let paths: Vec<(String, String)> = paths
+        .iter()
+        .map(|(label, path)| (label.to_string(), hex(path.as_os_str().as_encoded_bytes())))
+        .collect();
+    let program = format!(
+        r#"
+import glob, os
+NEEDLES = [(label, bytes.fromhex(h).decode()) for label, h in {needles:?}]
+PATHS = [(label, bytes.fromhex(h).decode()) for label, h in {paths:?}]
+def leaks(text):
+    return ",".join(label for label, needle in NEEDLES if needle in text) or "none"
+def read_all(pattern):
+    texts, unreadable = [], 0
+    for path in sorted(glob.glob(pattern)):
+        try:
+            with open(path, "rb") as f:
+                texts.append(f.read().decode(errors="replace"))
+        except OSError:
+            unreadable += 1
+    return "\n".join(texts), unreadable
+environ, unreadable = read_all("/proc/[0-9]*/environ")
+print(f"environ leaks={{leaks(environ)}}")
+cmdline, _ = read_all("/proc/[0-9]*/cmdline")
+print(f"cmdline leaks={{leaks(cmdline)}}")
+print(f"own environment leaks={{leaks(repr(dict(os.environ)))}}")
+print(f"DSH_ENVD_ACCESS_TOKEN set={{'DSH_ENVD_ACCESS_TOKEN' in os.environ}}")
+envd = [p for p in glob.glob("/proc/[0-9]*/cmdline") if b"--sandbox-id" in open(p, "rb").read()]
+envd_environ = envd[0].replace("cmdline", "environ") if envd else "/proc/none/environ"
+try:
+    open(envd_environ, "rb").close()
+    print("envd environ=readable")
+except OSError as e:
+    print(f"envd environ={{e.strerror}}")
+for label, path in PATHS:
+    print(f"exists({{label}})={{os.path.exists(path)}}")
+"#
+    );
+    format!("python3 -c '{}'", program.replace('\'', "'\\''"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_key_and_another_sandboxs_token_are_out_of_reach() {
+    let h = Harness::start(Duration::from_secs(10)).await;
+    let a = h.create().await;
+    let b = h.create().await;
+    let token_a = a["envdAccessToken"].as_str().unwrap().to_owned();
+    let token_b = b["envdAccessToken"].as_str().unwrap().to_owned();
+    let api_key = h.daemon().api_key().to_owned();
+    let state = h.daemon().state_dir().to_owned();
+    let api_key_file = state.join(dsh_sandboxd::server::API_KEY_FILE);
+    assert!(api_key_file.is_file());
+    let b_dir = state.join("sandboxes").join(b["sandboxID"].as_str().unwrap());
+    assert!(b_dir.is_dir());
+    let envd = envd_binary();
+    let probe = secrets_probe(
+        &[("API key", &api_key), ("A's token", &token_a), ("B's token", &token_b)],
+        &[
+            ("daemon state dir", &state),
+            ("API key file", &api_key_file),
+            ("B's directory", &b_dir),
+            ("envd binary", &envd),
+        ],
+    );
+    let paths = "exists(daemon state dir)=False\nexists(API key file)=False\n\
+                 exists(B's directory)=False\nexists(envd binary)=False\n";
+
+    // The default user: only its own processes' environments are readable, and envd
+    // (root inside) keeps its token from it.
+    let (out, code) = h.run(&a, "user", &probe).await;
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            format!(
+                "environ leaks=none\ncmdline leaks=none\nown environment leaks=none\n\
+                 DSH_ENVD_ACCESS_TOKEN set=False\nenvd environ=Permission denied\n{paths}"
+            )
+            .as_str(),
+            0
+        )
+    );
+    // Root of A reads every environment in A, envd's included, which holds A's own
+    // token (`DSH_ENVD_ACCESS_TOKEN`, how the daemon hands it over): A's root already
+    // commands A, so that is no escape. B's token and the API key are nowhere.
+    let (out, code) = h.run(&a, "root", &probe).await;
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            format!(
+                "environ leaks=A's token\ncmdline leaks=none\nown environment leaks=none\n\
+                 DSH_ENVD_ACCESS_TOKEN set=False\nenvd environ=readable\n{paths}"
+            )
+            .as_str(),
+            0
+        )
+    );
+    // Knowing its own token gets A nothing of B: B's envd refuses it.
+    let response = h
+        .http
+        .get(format!("{}/envs", h.daemon().url()))
+        .header("E2b-Sandbox-Id", b["sandboxID"].as_str().unwrap())
+        .header("X-Access-Token", &token_a)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+
+    // The daemon gave A and B distinct uid blocks: their envds run as different,
+    // unprivileged host uids.
+    let envd_uid = |sandbox: &Value| {
+        let dir = state.join("sandboxes").join(sandbox["sandboxID"].as_str().unwrap());
+        let init = std::fs::read_to_string(dir.join("init.pid")).unwrap();
+        let init = init.split_whitespace().next().unwrap().to_owned();
+        let children =
+            std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")).unwrap();
+        let envd = children.split_whitespace().next().unwrap().to_owned();
+        let status = std::fs::read_to_string(format!("/proc/{envd}/status")).unwrap();
+        let uid = status.lines().find_map(|line| line.strip_prefix("Uid:")).unwrap();
+        uid.split_whitespace().next().unwrap().parse::<u32>().unwrap()
+    };
+    let (uid_a, uid_b) = (envd_uid(&a), envd_uid(&b));
+    assert!(uid_a >= dsh_sandboxd::IdRange::DEFAULT_BASE, "{uid_a}");
+    assert!(uid_b >= dsh_sandboxd::IdRange::DEFAULT_BASE, "{uid_b}");
+    assert!(
+        uid_a.abs_diff(uid_b) >= dsh_sandboxd::IdRange::SIZE,
+        "{uid_a} and {uid_b} share a block"
+    );
+}
+
+/// HOLE (found by this suite): when the daemon starts a sandbox again (resume, or after
+/// a restart), it creates and chowns `<state>/var/lib/dsh-sandboxd` to the sandbox's
+/// root, following symlinks; that path is `/var/lib/dsh-sandboxd` inside, the sandbox's
+/// to replace. `ln -s /etc /var/lib/dsh-sandboxd` inside, pause, resume: the host's /etc
+/// belongs to the sandbox's root.
+///
+/// The probe points the symlink at a directory this test owns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_left_in_var_does_not_make_the_daemon_chown_a_host_path() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let h = Harness::start(Duration::from_secs(3)).await;
+    let target = HostPath::dir(h.dir.path().join("host-dir"));
+    std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let owner = |path: &Path| {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777)
+    };
+    let before = owner(target.path());
+    let a = h.create().await;
+    let id = a["sandboxID"].as_str().unwrap().to_owned();
+    let plant = format!(
+        "rm -rf /var/lib/dsh-sandboxd && ln -s {} /var/lib/dsh-sandboxd && echo planted",
+        target.path().display()
+    );
+    assert_eq!(h.run(&a, "root", &plant).await, ("planted\n".to_owned(), 0));
+    let (status, body) = h.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let (status, body) =
+        h.call(Method::POST, &format!("/sandboxes/{id}/resume"), Some(json!({}))).await;
+    eprintln!("resume: {status} {body}");
+    let after = owner(target.path());
+    assert_eq!(
+        after, before,
+        "resuming the sandbox chowned the host directory its /var/lib/dsh-sandboxd points to \
+         (uid, gid, mode)"
+    );
+}
+
+/// LEAK (found by this suite): envd's stdout and stderr are `<state>/sandboxes/<id>/envd.log`
+/// on the host, opened by the daemon and handed in; root inside reads the daemon's state
+/// directory (where the API key lives) from envd's `/proc/<pid>/fd` links. The path
+/// alone opens nothing (the directory is not in the sandbox), but no host path should
+/// show inside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn envds_descriptors_do_not_reveal_the_daemon_state_directory() {
+    let h = Harness::start(Duration::from_secs(10)).await;
+    let a = h.create().await;
+    let state = h.daemon().state_dir().display().to_string();
+    let program = format!(
+        r#"
+import glob, os
+state = bytes.fromhex({state:?}).decode()
+links = []
+for link in glob.glob("/proc/[0-9]*/fd/*"):
+    try:
+        links.append(os.readlink(link))
+    except OSError:
+        pass
+print("fd links with the daemon state dir:", sum(state in link for link in links))
+"#,
+        state = hex(state.as_bytes())
+    );
+    let script = format!("python3 -c '{}'", program.replace('\'', "'\\''"));
+    for user in ["root", "user"] {
+        let (out, code) = h.run(&a, user, &script).await;
+        assert_eq!(
+            (out.as_str(), code),
+            ("fd links with the daemon state dir: 0\n", 0),
+            "as {user}"
+        );
+    }
+}

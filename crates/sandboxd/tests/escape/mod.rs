@@ -1,0 +1,7 @@
+mod daemon;
+mod host;
+mod identity;
+mod kernel;
+mod limits;
+mod neighbours;
+mod probe;
