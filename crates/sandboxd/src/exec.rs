@@ -182,9 +182,17 @@ fn read_text(sys: &dyn Syscall, path: &Path) -> io::Result<String> {
 }
 
 /// mkdir that tolerates an existing directory and creates missing parents (0755).
+/// Anything else already there (in the sandbox's writable layers: a symlink it planted
+/// at `/var/tmp`, say) is replaced, never followed.
 fn make_dir(sys: &dyn Syscall, path: &Path, mode: u32) -> io::Result<()> {
     match with_parents(sys, path, || sys.mkdir(path, mode)) {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if sys.is_directory(path) {
+                return Ok(());
+            }
+            sys.remove_file(path)?;
+            sys.mkdir(path, mode)
+        }
         other => other,
     }
 }

@@ -285,8 +285,9 @@ impl Launcher {
         stderr: Output,
     ) -> Result<(UnixStream, SandboxProcess)> {
         let stdin = File::open("/dev/null").map_err(|e| Error::io("opening /dev/null", e))?;
-        let stdout = open_output(stdout)?;
-        let stderr = open_output(stderr)?;
+        let mut loggers = Vec::new();
+        let stdout = open_output(stdout, &mut loggers)?;
+        let stderr = open_output(stderr, &mut loggers)?;
         let (control, child_control) =
             UnixStream::pair().map_err(|e| Error::io("creating the control socket", e))?;
         let child = ChildFds {
@@ -331,6 +332,7 @@ impl Launcher {
                 status: None,
                 lifeline: None,
                 cgroup: None,
+                loggers,
             },
         ))
     }
@@ -364,6 +366,9 @@ pub struct SandboxProcess {
     lifeline: Option<UnixStream>,
     /// The sandbox's own cgroup, removed once the init is reaped.
     cgroup: Option<SandboxCgroup>,
+    /// Threads copying output pipes into log files; joined once the init is reaped, so
+    /// a log is complete when `wait` returns.
+    loggers: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl SandboxProcess {
@@ -495,6 +500,10 @@ impl SandboxProcess {
         };
         self.status = Some(status);
         self.state.remove_pid();
+        // Every writer died with the sandbox, so each logger is at its end of file.
+        for logger in self.loggers.drain(..) {
+            let _ = logger.join();
+        }
         // Every process of the pid namespace is gone once its init is reaped.
         if let Some(cgroup) = self.cgroup.take()
             && let Err(e) = cgroup.remove()
@@ -562,7 +571,10 @@ fn prepare_state_dir(spec: &SandboxSpec) -> Result<SandboxSpec> {
     Ok(spec)
 }
 
-fn open_output(output: Output) -> Result<Option<OwnedFd>> {
+fn open_output(
+    output: Output,
+    loggers: &mut Vec<std::thread::JoinHandle<()>>,
+) -> Result<Option<OwnedFd>> {
     match output {
         Output::Inherit => Ok(None),
         Output::Null => File::options()
@@ -570,15 +582,36 @@ fn open_output(output: Output) -> Result<Option<OwnedFd>> {
             .open("/dev/null")
             .map(|f| Some(f.into()))
             .map_err(|e| Error::io("opening /dev/null", e)),
-        Output::File(path) => OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o644)
-            .open(&path)
-            .map(|f| Some(f.into()))
-            .map_err(|e| Error::io(format!("opening {}", path.display()), e)),
+        Output::File(path) => {
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o644)
+                .open(&path)
+                .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+            let (writer, logger) = log_through_pipe(file, &path)?;
+            loggers.push(logger);
+            Ok(Some(writer))
+        }
         Output::Fd(fd) => Ok(Some(fd)),
     }
+}
+
+/// The write end of a pipe whose bytes a small thread appends to `file` until every
+/// process of the sandbox has closed it. A file descriptor handed in directly would show
+/// its host path (the state directory) in `/proc/<pid>/fd` inside the sandbox.
+fn log_through_pipe(mut file: File, path: &Path) -> Result<(OwnedFd, std::thread::JoinHandle<()>)> {
+    let (mut reader, writer) =
+        io::pipe().map_err(|e| Error::io(format!("making a pipe for {}", path.display()), e))?;
+    let logger = std::thread::Builder::new()
+        .name("dsh-sandbox-log".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            // Ends at EOF (the sandbox is gone) or when the file cannot take more.
+            let _ = io::copy(&mut reader, &mut file);
+        })
+        .map_err(|e| Error::io(format!("starting the log writer for {}", path.display()), e))?;
+    Ok((writer.into(), logger))
 }
 
 /// A close-on-exec duplicate numbered 10 or above.

@@ -296,7 +296,7 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         Step::MountTmpfs {
             target: root.clone(),
             mode: 0o755,
-            flags: MountFlags::NOSUID,
+            flags: MountFlags::NOSUID | MountFlags::NODEV,
             owner: root_owned,
         },
         Step::Chdir { path: state.path().to_owned() },
@@ -343,7 +343,9 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
                         upper: Some(relative(&state, &upper)),
                         work: Some(relative(&state, &state.work(path))),
                         target,
-                        flags: MountFlags::EMPTY,
+                        // With no_new_privs a setuid bit gives nothing; nosuid says so for
+                        // every process, and nodev keeps device nodes inert here too.
+                        flags: MountFlags::NOSUID | MountFlags::NODEV,
                     },
                 ]);
             }

@@ -142,8 +142,9 @@ pub enum Net {
 /// raised, so the launcher then lowers each value to the daemon's own hard limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
-    /// RLIMIT_NPROC. Counted per real uid across the whole host (there is no user
-    /// namespace) and not enforced for root.
+    /// RLIMIT_NPROC. Counted per uid of the sandbox's user namespace under strict
+    /// isolation (so per sandbox, and binding root inside too); per host uid, and not for
+    /// root, under `Isolation::Namespaces`.
     pub max_processes: Option<u64>,
     /// RLIMIT_NOFILE.
     pub max_open_files: Option<u64>,

@@ -152,6 +152,7 @@ fn render_calls(calls: &[Call]) -> String {
                 format!("setrlimit({resource}, {soft}, {hard})")
             }
             Call::CreateUserNamespace(ids) => format!("userns({})", ids.host_base),
+            Call::RemoveFile(path) => format!("unlink({})", path.display()),
             Call::MountIdmapped { source, target } => {
                 format!("idmapped_mount({}, {})", source.display(), target.display())
             }
@@ -170,14 +171,14 @@ unshare mount|uts|ipc
 make-rprivate /
 hostname sbx-1
 mkdir /s/rootfs 0755
-tmpfs /s/rootfs mode=0755 NOSUID 100000:100000
+tmpfs /s/rootfs mode=0755 NOSUID|NODEV 100000:100000
 cd /s
 mkdir /s/overlay/usr/upper 0755 100000:100000
 mkdir /s/overlay/usr/work 0700
 mkdir /s/overlay/usr/lower 0755
 idmap /usr at /s/overlay/usr/lower
 mkdir /s/rootfs/usr 0755 100000:100000
-overlay /s/rootfs/usr lower=overlay/usr/lower upper=overlay/usr/upper work=overlay/usr/work 0
+overlay /s/rootfs/usr lower=overlay/usr/lower upper=overlay/usr/upper work=overlay/usr/work NOSUID|NODEV
 symlink /s/rootfs/bin -> usr/bin
 symlink /s/rootfs/sbin -> usr/sbin
 symlink /s/rootfs/lib -> usr/lib
@@ -191,13 +192,13 @@ write /s/overlay/etc/upper/hosts 0644 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-
 mkdir /s/overlay/etc/lower 0755
 idmap /etc at /s/overlay/etc/lower
 mkdir /s/rootfs/etc 0755 100000:100000
-overlay /s/rootfs/etc lower=overlay/etc/lower upper=overlay/etc/upper work=overlay/etc/work 0
+overlay /s/rootfs/etc lower=overlay/etc/lower upper=overlay/etc/upper work=overlay/etc/work NOSUID|NODEV
 mkdir /s/overlay/opt/upper 0755 100000:100000
 mkdir /s/overlay/opt/work 0700
 mkdir /s/overlay/opt/lower 0755
 idmap /opt at /s/overlay/opt/lower
 mkdir /s/rootfs/opt 0755 100000:100000
-overlay /s/rootfs/opt lower=overlay/opt/lower upper=overlay/opt/upper work=overlay/opt/work 0
+overlay /s/rootfs/opt lower=overlay/opt/lower upper=overlay/opt/upper work=overlay/opt/work NOSUID|NODEV
 mkdir /s/rootfs/proc 0555
 proc /s/rootfs/proc
 mkdir /s/rootfs/sys 0555
@@ -277,7 +278,7 @@ fn namespaces_only_isolation_has_no_user_namespace_and_host_owners() {
     let text = render(&build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap());
     assert!(!text.contains("userns") && !text.contains("idmap"), "{text}");
     assert!(text.contains(
-        "overlay /s/rootfs/usr lower=/usr upper=overlay/usr/upper work=overlay/usr/work 0\n"
+        "overlay /s/rootfs/usr lower=/usr upper=overlay/usr/upper work=overlay/usr/work NOSUID|NODEV\n"
     ));
     assert!(text.contains("mkdir /s/home/user 0755 1000:1000\n"));
     assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV 0:0\n"));
@@ -342,7 +343,7 @@ mkdir /s/overlay/srv%2Fmodels/work 0700
 mkdir /s/overlay/srv%2Fmodels/lower 0755
 idmap /srv/models at /s/overlay/srv%2Fmodels/lower
 mkdir /s/rootfs/srv/models 0755 100000:100000
-overlay /s/rootfs/srv/models lower=overlay/srv%2Fmodels/lower upper=overlay/srv%2Fmodels/upper work=overlay/srv%2Fmodels/work 0
+overlay /s/rootfs/srv/models lower=overlay/srv%2Fmodels/lower upper=overlay/srv%2Fmodels/upper work=overlay/srv%2Fmodels/work NOSUID|NODEV
 touch /s/rootfs/srv/motd 0644
 bind /srv/motd /s/rootfs/srv/motd ro
 mkdir /s/rootfs/etc 0755 100000:100000
@@ -414,7 +415,7 @@ sethostname(box)
 loopback_up()
 mkdir(/s/rootfs, 0755)
 chmod(/s/rootfs, 0755)
-mount(tmpfs, /s/rootfs, tmpfs, NOSUID, mode=0755,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs, tmpfs, NOSUID|NODEV, mode=0755,uid=100000,gid=100000)
 chdir(/s)
 mkdir(/s/overlay/etc/upper, 0755)
 chmod(/s/overlay/etc/upper, 0755)
@@ -435,7 +436,7 @@ idmapped_mount(/etc, /s/overlay/etc/lower)
 mkdir(/s/rootfs/etc, 0755)
 chmod(/s/rootfs/etc, 0755)
 chown(/s/rootfs/etc, 100000, 100000)
-mount(overlay, /s/rootfs/etc, overlay, 0, lowerdir=overlay/etc/lower,upperdir=overlay/etc/upper,workdir=overlay/etc/work)
+mount(overlay, /s/rootfs/etc, overlay, NOSUID|NODEV, lowerdir=overlay/etc/lower,upperdir=overlay/etc/upper,workdir=overlay/etc/work)
 symlink(usr/bin, /s/rootfs/bin)
 mkdir(/s/rootfs/proc, 0555)
 chmod(/s/rootfs/proc, 0555)
@@ -626,4 +627,21 @@ fn private_host_entries_are_masked_like_dockers_paths() {
         "mask-file /s/rootfs/etc/shadow with /s/rootfs/dev/null\nmask-dir /s/rootfs/etc/ssl/private\n"
     );
     assert!(text.find("overlay /s/rootfs/etc").unwrap() < start, "masks come after the overlays");
+}
+
+#[test]
+fn what_the_sandbox_left_instead_of_a_directory_is_replaced_not_followed() {
+    // `rm -rf /var/tmp; ln -s /etc /var/tmp` inside leaves a symlink in the upper layer:
+    // the next start must not chmod or chown the host's /etc through it.
+    let (spec, layout) = minimal_spec();
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let sys = host_account_files().with_file("/s/var/tmp", "a symlink to /etc");
+    exec::apply(&sys, &steps).unwrap();
+    let calls = render_calls(&sys.calls());
+    assert!(
+        calls.contains(
+            "mkdir(/s/var/tmp, 1777)\nunlink(/s/var/tmp)\nmkdir(/s/var/tmp, 1777)\nchmod(/s/var/tmp, 1777)\nchown(/s/var/tmp, 100000, 100000)\n"
+        ),
+        "{calls}"
+    );
 }

@@ -117,21 +117,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
     let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
-        std::fs::create_dir_all(&ready_dir)
-            .with_context(|| format!("creating {}", ready_dir.display()))?;
-        // envd runs as root of the sandbox's user namespace: the directories it writes
-        // its address into must be owned by that root on the host.
-        let root = spawn_spec.isolation.host_id(0);
-        for dir in [ready_dir.as_path(), ready_dir.parent().unwrap_or(&ready_dir)] {
-            std::os::unix::fs::chown(dir, Some(root), Some(root))
-                .with_context(|| format!("handing {} to the sandbox's root", dir.display()))?;
-        }
-        match std::fs::remove_file(ready_dir.join(READY_FILE)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).context("removing a stale envd address file");
-            }
-            _ => {}
-        }
+        prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
+            .with_context(|| format!("preparing {}", ready_dir.display()))?;
         Ok(launcher.spawn(&spawn_spec, payload)?)
     })
     .await
@@ -179,12 +166,66 @@ fn check_alive(slot: &Slot) -> anyhow::Result<()> {
     }
 }
 
+/// Makes `<state>/var/lib/dsh-sandboxd` (where envd, root of the sandbox's user
+/// namespace, writes its address) owned by the sandbox's root `root`, and removes a stale
+/// address file. `/var` is the sandbox's to write, so nothing it may have planted there is
+/// followed: each component is opened `O_NOFOLLOW` beneath the previous one. A
+/// non-directory in the place of dsh's own directory is replaced; in the place of
+/// `/var/lib`, refused.
+fn prepare_ready_dir(var: &std::path::Path, root: u32) -> anyhow::Result<()> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    // The upper layer's root: the daemon's own, the sandbox cannot replace it.
+    std::fs::create_dir_all(var)?;
+    let var = rustix::fs::open(var, flags, Mode::empty())?;
+    let owner = (Some(rustix::fs::Uid::from_raw(root)), Some(rustix::fs::Gid::from_raw(root)));
+    let subdir = |parent: &std::os::fd::OwnedFd, name: &str, replace: bool| -> anyhow::Result<_> {
+        match rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let dir = match rustix::fs::openat(parent, name, flags, Mode::empty()) {
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) if replace => {
+                rustix::fs::unlinkat(parent, name, AtFlags::empty())?;
+                rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o755))?;
+                rustix::fs::openat(parent, name, flags, Mode::empty())?
+            }
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                bail!("the sandbox replaced /var/{name} with something other than a directory")
+            }
+            other => other?,
+        };
+        rustix::fs::fchown(&dir, owner.0, owner.1)?;
+        Ok(dir)
+    };
+    let lib = subdir(&var, "lib", false)?;
+    let ready = subdir(&lib, "dsh-sandboxd", true)?;
+    match rustix::fs::unlinkat(&ready, READY_FILE, AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+        Err(e) => Err(anyhow::Error::from(e).context("removing a stale envd address file")),
+    }
+}
+
+/// envd's address from the file it wrote, read without following a symlink anywhere on
+/// the path and only from a regular file (the sandbox could plant a fifo or a link).
+fn read_address(path: &std::path::Path) -> Option<SocketAddr> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file =
+        rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS)
+            .ok()?;
+    if !rustix::fs::FileType::from_raw_mode(rustix::fs::fstat(&file).ok()?.st_mode).is_file() {
+        return None;
+    }
+    let mut buffer = [0u8; 128];
+    let read = rustix::io::read(&file, &mut buffer).ok()?;
+    std::str::from_utf8(&buffer[..read]).ok()?.trim().parse().ok()
+}
+
 async fn wait_for_address(path: &std::path::Path, slot: &Slot) -> anyhow::Result<SocketAddr> {
     let mut delay = Duration::from_millis(1);
     loop {
-        if let Ok(text) = tokio::fs::read_to_string(path).await
-            && let Ok(addr) = text.trim().parse::<SocketAddr>()
-        {
+        if let Some(addr) = read_address(path) {
             return Ok(addr);
         }
         check_alive(slot)?;

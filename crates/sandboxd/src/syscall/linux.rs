@@ -234,12 +234,33 @@ impl Syscall for LinuxSyscall {
     }
 
     fn chmod(&self, path: &Path, mode_bits: u32) -> io::Result<()> {
-        rustix::fs::chmod(path, mode(mode_bits)).map_err(io::Error::from)
+        // The state directory holds what the sandbox wrote: a symlink there must never
+        // make host root change the mode of whatever it points to.
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC;
+        let dir = rustix::fs::open(path, flags, Mode::empty())?;
+        rustix::fs::fchmod(&dir, mode(mode_bits)).map_err(io::Error::from)
     }
 
     fn chown(&self, path: &Path, uid: u32, gid: u32) -> io::Result<()> {
-        rustix::fs::chown(path, Some(Uid::from_raw(uid)), Some(Gid::from_raw(gid)))
-            .map_err(io::Error::from)
+        rustix::fs::chownat(
+            rustix::fs::CWD,
+            path,
+            Some(Uid::from_raw(uid)),
+            Some(Gid::from_raw(gid)),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .map_err(io::Error::from)
+    }
+
+    fn is_directory(&self, path: &Path) -> bool {
+        fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir())
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
     }
 
     fn symlink(&self, target: &Path, link: &Path) -> io::Result<()> {
@@ -258,6 +279,10 @@ impl Syscall for LinuxSyscall {
     }
 
     fn write_file(&self, path: &Path, contents: &[u8], mode_bits: u32) -> io::Result<()> {
+        // Whatever the sandbox left there instead of a file (a symlink, a fifo) goes.
+        if fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
+            fs::remove_file(path)?;
+        }
         let mut file = fs::OpenOptions::new()
             .write(true)
             .create(true)

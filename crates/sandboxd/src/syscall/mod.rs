@@ -36,8 +36,14 @@ pub trait Syscall {
     fn loopback_up(&self) -> io::Result<()>;
     /// Creates one directory (no parents); fails with `AlreadyExists`/`NotFound` like mkdir(2).
     fn mkdir(&self, path: &Path, mode: u32) -> io::Result<()>;
+    /// Sets a directory's mode; fails (never follows) if `path` is a symlink.
     fn chmod(&self, path: &Path, mode: u32) -> io::Result<()>;
+    /// Sets the owner of `path` itself, never of a symlink's target.
     fn chown(&self, path: &Path, uid: u32, gid: u32) -> io::Result<()>;
+    /// Whether `path` is a directory (not a symlink to one).
+    fn is_directory(&self, path: &Path) -> bool;
+    /// Removes a file or symlink (not a directory).
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
     fn symlink(&self, target: &Path, link: &Path) -> io::Result<()>;
     /// Creates an empty file if there is none (a bind-mount target); never truncates.
     fn create_file(&self, path: &Path, mode: u32) -> io::Result<()>;

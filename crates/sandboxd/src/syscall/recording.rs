@@ -64,6 +64,7 @@ pub enum Call {
         hard: u64,
     },
     CreateUserNamespace(IdRange),
+    RemoveFile(PathBuf),
     MountIdmapped {
         source: PathBuf,
         target: PathBuf,
@@ -170,7 +171,7 @@ impl Syscall for RecordingSyscall {
 
     fn mkdir(&self, path: &Path, mode: u32) -> io::Result<()> {
         self.record(Call::Mkdir { path: path.to_owned(), mode })?;
-        if self.dirs.borrow().contains(path) {
+        if self.dirs.borrow().contains(path) || self.files.borrow().contains_key(path) {
             return Err(io::Error::from_raw_os_error(libc::EEXIST));
         }
         Ok(())
@@ -206,6 +207,15 @@ impl Syscall for RecordingSyscall {
             .get(path)
             .cloned()
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+    }
+
+    fn is_directory(&self, path: &Path) -> bool {
+        self.dirs.borrow().contains(path)
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.files.borrow_mut().remove(path);
+        self.record(Call::RemoveFile(path.to_owned()))
     }
 
     fn exists(&self, path: &Path) -> bool {

@@ -284,11 +284,12 @@ async fn the_api_key_and_another_sandboxs_token_are_out_of_reach() {
     );
 }
 
-/// HOLE (found by this suite): when the daemon starts a sandbox again (resume, or after
-/// a restart), it creates and chowns `<state>/var/lib/dsh-sandboxd` to the sandbox's
-/// root, following symlinks; that path is `/var/lib/dsh-sandboxd` inside, the sandbox's
-/// to replace. `ln -s /etc /var/lib/dsh-sandboxd` inside, pause, resume: the host's /etc
-/// belongs to the sandbox's root.
+/// When the daemon starts a sandbox again (resume, or after a restart), it creates and
+/// chowns `<state>/var/lib/dsh-sandboxd` to the sandbox's root; that path is
+/// `/var/lib/dsh-sandboxd` inside, the sandbox's to replace. It once followed symlinks
+/// there (found by this suite: `ln -s /etc /var/lib/dsh-sandboxd` inside, pause, resume,
+/// and the host's /etc belonged to the sandbox's root); now each component is opened
+/// `O_NOFOLLOW` and a planted link is replaced.
 ///
 /// The probe points the symlink at a directory this test owns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -322,11 +323,10 @@ async fn a_symlink_left_in_var_does_not_make_the_daemon_chown_a_host_path() {
     );
 }
 
-/// LEAK (found by this suite): envd's stdout and stderr are `<state>/sandboxes/<id>/envd.log`
-/// on the host, opened by the daemon and handed in; root inside reads the daemon's state
-/// directory (where the API key lives) from envd's `/proc/<pid>/fd` links. The path
-/// alone opens nothing (the directory is not in the sandbox), but no host path should
-/// show inside.
+/// envd's stdout and stderr go to `<state>/sandboxes/<id>/envd.log` on the host. Handed
+/// in as that file, root inside read the daemon's state directory (where the API key
+/// lives) from envd's `/proc/<pid>/fd` links (found by this suite); now they are pipes
+/// that the launcher copies into the file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envds_descriptors_do_not_reveal_the_daemon_state_directory() {
     let h = Harness::start(Duration::from_secs(10)).await;

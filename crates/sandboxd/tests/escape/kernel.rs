@@ -55,11 +55,9 @@ for path in ("/", "/usr", "/home"):
 /// is not writable, EACCES comes first); and a node that gets in some other way (here one
 /// the host plants in the sandbox's persistent /home) opens nothing on a `nodev` mount.
 ///
-/// The mount options are pinned exactly. `/dev`, `/dev/shm`, `/tmp`, `/run`, `/home`,
-/// `/root` and `/var` are `nodev`; the root tmpfs and the `/usr`, `/etc` and `/opt`
-/// overlays are not (nor `nosuid`). That is harmless while nothing inside can make a
-/// device node and the host has none under those directories (none on this machine),
-/// but it is one layer fewer than Docker's.
+/// The mount options are pinned exactly: every writable mount is `nosuid,nodev` (the root
+/// tmpfs and the `/usr`, `/etc`, `/opt` overlays too), `/dev` and `/dev/shm` also
+/// `noexec`; only the devpts instance allows device nodes (its own ptys).
 #[test]
 fn device_nodes_cannot_be_made_or_opened() {
     let (_dir, spec) = base_spec("mknod");
@@ -94,7 +92,7 @@ for point in ("/", "/dev", "/dev/shm", "/dev/pts", "/tmp", "/run", "/home", "/ro
         ("mknod(/usr)", "EPERM", "EACCES"),
         ("mknod(/etc)", "EPERM", "EACCES"),
         ("open(/home/planted-null)", "EACCES", "EACCES"),
-        ("options(/)", "rw,nosuid,relatime", "rw,nosuid,relatime"),
+        ("options(/)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
         ("options(/dev)", "rw,nosuid,nodev,noexec,relatime", "rw,nosuid,nodev,noexec,relatime"),
         ("options(/dev/shm)", "rw,nosuid,nodev,noexec,relatime", "rw,nosuid,nodev,noexec,relatime"),
         ("options(/dev/pts)", "rw,nosuid,noexec,relatime", "rw,nosuid,noexec,relatime"),
@@ -103,9 +101,9 @@ for point in ("/", "/dev", "/dev/shm", "/dev/pts", "/tmp", "/run", "/home", "/ro
         ("options(/home)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
         ("options(/root)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
         ("options(/var)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
-        ("options(/usr)", "rw,relatime", "rw,relatime"),
-        ("options(/etc)", "rw,relatime", "rw,relatime"),
-        ("options(/opt)", "rw,relatime", "rw,relatime"),
+        ("options(/usr)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
+        ("options(/etc)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
+        ("options(/opt)", "rw,nosuid,nodev,relatime", "rw,nosuid,nodev,relatime"),
         ("options(/.dsh/bin)", "ro,nosuid,nodev,relatime", "ro,nosuid,nodev,relatime"),
         ("options(/proc)", "rw,nosuid,nodev,noexec,relatime", "rw,nosuid,nodev,noexec,relatime"),
         ("options(/sys)", "ro,nosuid,nodev,noexec,relatime", "ro,nosuid,nodev,noexec,relatime"),
