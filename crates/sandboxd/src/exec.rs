@@ -91,18 +91,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         Step::Bind { source, target, read_only } => {
             sys.mount(Some(source), target, None, MountFlags::BIND, None)?;
             if *read_only {
-                // A bind mount ignores MS_RDONLY; read-only takes a remount.
-                sys.mount(
-                    None,
-                    target,
-                    None,
-                    MountFlags::BIND
-                        | MountFlags::REMOUNT
-                        | MountFlags::RDONLY
-                        | MountFlags::NOSUID
-                        | MountFlags::NODEV,
-                    None,
-                )?;
+                remount_read_only(sys, target, MountFlags::EMPTY)?;
             }
             Ok(())
         }
@@ -150,18 +139,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 return Ok(());
             }
             sys.mount(Some(target), target, None, MountFlags::BIND | MountFlags::REC, None)?;
-            sys.mount(
-                None,
-                target,
-                None,
-                MountFlags::BIND
-                    | MountFlags::REMOUNT
-                    | MountFlags::RDONLY
-                    | MountFlags::NOSUID
-                    | MountFlags::NODEV
-                    | MountFlags::NOEXEC,
-                None,
-            )
+            remount_read_only(sys, target, MountFlags::NOEXEC)
         }
         Step::PivotRoot { new_root } => {
             // pivot_root(".", ".") stacks the old root on top of the new one; detaching
@@ -173,6 +151,17 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         }
         Step::SetRlimit { resource, limit } => sys.set_rlimit(*resource, *limit, *limit),
     }
+}
+
+/// A bind mount ignores MS_RDONLY: read-only (and nosuid, nodev, `extra`) takes a remount.
+fn remount_read_only(sys: &dyn Syscall, target: &Path, extra: MountFlags) -> io::Result<()> {
+    let flags = MountFlags::BIND
+        | MountFlags::REMOUNT
+        | MountFlags::RDONLY
+        | MountFlags::NOSUID
+        | MountFlags::NODEV
+        | extra;
+    sys.mount(None, target, None, flags, None)
 }
 
 fn read_text(sys: &dyn Syscall, path: &Path) -> io::Result<String> {

@@ -250,18 +250,7 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         if poolable && let Some(slot) = pool::take(&shared, &record.template_id) {
             let _ops = slot.ops.lock().await;
             match pool::hand_out(&shared, &slot, &record).await {
-                Ok(()) => {
-                    let record = {
-                        let mut inner = slot.lock();
-                        let now = now_ms();
-                        inner.record.started_at_ms = now;
-                        inner.record.end_at_ms = now + timeout * 1000;
-                        inner.record.clone()
-                    };
-                    save(&shared, &slot)?;
-                    let body = axum::Json(sandbox_json(&shared, &record));
-                    return Ok((StatusCode::CREATED, body).into_response());
-                }
+                Ok(()) => return created(&shared, &slot, timeout),
                 Err(e) => {
                     tracing::warn!(sandbox = %slot.id, error = format!("{e:#}"), "a pooled sandbox failed at hand-out; creating one");
                     pool::discard(&shared, &slot).await;
@@ -284,17 +273,23 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
             }
             return Err(error);
         }
-        let record = {
-            let mut inner = slot.lock();
-            let now = now_ms();
-            inner.record.started_at_ms = now;
-            inner.record.end_at_ms = now + timeout * 1000;
-            inner.record.clone()
-        };
-        save(&shared, &slot)?;
-        Ok((StatusCode::CREATED, axum::Json(sandbox_json(&shared, &record))).into_response())
+        created(&shared, &slot, timeout)
     })
     .await
+}
+
+/// A sandbox just made ready for its owner: its clock starts now, it is saved, and the
+/// create answers 201 with it.
+fn created(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Response> {
+    let record = {
+        let mut inner = slot.lock();
+        let now = now_ms();
+        inner.record.started_at_ms = now;
+        inner.record.end_at_ms = now + timeout * 1000;
+        inner.record.clone()
+    };
+    save(shared, slot)?;
+    Ok((StatusCode::CREATED, axum::Json(sandbox_json(shared, &record))).into_response())
 }
 
 async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {

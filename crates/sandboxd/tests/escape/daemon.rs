@@ -14,7 +14,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use super::probe::{HostPath, hex};
+use super::probe::{HostPath, hex, hex_paths};
 
 fn envd_binary() -> PathBuf {
     let init = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init"));
@@ -156,10 +156,7 @@ impl Drop for Harness {
 fn secrets_probe(secrets: &[(&str, &str)], paths: &[(&str, &Path)]) -> String {
     let needles: Vec<(String, String)> =
         secrets.iter().map(|(label, secret)| (label.to_string(), hex(secret.as_bytes()))).collect();
-    let paths: Vec<(String, String)> = paths
-        .iter()
-        .map(|(label, path)| (label.to_string(), hex(path.as_os_str().as_encoded_bytes())))
-        .collect();
+    let paths = hex_paths(paths);
     let program = format!(
         r#"
 import glob, os

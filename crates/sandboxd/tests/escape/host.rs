@@ -8,7 +8,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::probe::{
-    HostPath, assert_output, assert_probe, both_roles, expected_each, hex, host_base,
+    HostPath, assert_output, assert_probe, both_roles, expected_each, hex_paths, host_base,
 };
 use crate::common::{Shell, base_spec, run_ok, unique};
 
@@ -40,10 +40,7 @@ fn no_host_path_or_host_only_file_is_visible() {
     let forbidden = host_paths(dir.path(), &state);
     // Hex-encoded: the probe is part of the shell's command line (/proc/3/cmdline), which
     // must not hold the paths it looks for.
-    let needles: Vec<(String, String)> = forbidden
-        .iter()
-        .map(|(label, path)| (label.to_string(), hex(path.as_os_str().as_encoded_bytes())))
-        .collect();
+    let needles = hex_paths(&forbidden);
     let body = format!(
         r#"
 import glob
@@ -266,10 +263,7 @@ fn descriptors_handed_in_do_not_reveal_host_paths() {
     let (dir, spec) = base_spec("fds");
     fs::create_dir_all(&spec.state_dir).unwrap();
     let state = fs::canonicalize(&spec.state_dir).unwrap();
-    let needles: Vec<(String, String)> = host_paths(dir.path(), &state)
-        .iter()
-        .map(|(label, path)| (label.to_string(), hex(path.as_os_str().as_encoded_bytes())))
-        .collect();
+    let needles = hex_paths(&host_paths(dir.path(), &state));
     let body = format!(
         r#"
 import glob

@@ -110,6 +110,16 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// (label, hex of the path) for each labelled host path, as probes take them.
+pub fn hex_paths<L: ToString, P: AsRef<std::path::Path>>(
+    paths: &[(L, P)],
+) -> Vec<(String, String)> {
+    paths
+        .iter()
+        .map(|(label, path)| (label.to_string(), hex(path.as_ref().as_os_str().as_encoded_bytes())))
+        .collect()
+}
+
 /// The probe program: syscall numbers, the prelude, then `body`.
 pub fn python(body: &str) -> String {
     let numbers: &[(&str, libc::c_long)] = &[
