@@ -423,6 +423,22 @@ impl SandboxCgroup {
         self.dirs.as_ref().map(Dirs::distinct).unwrap_or_default()
     }
 
+    /// How the sandbox sees its own cgroup, read-only under `/sys/fs/cgroup`: (the name
+    /// under it, the host directory). On v2 the cgroup itself is `/sys/fs/cgroup` (name
+    /// ""); on v1 each controller has its directory, as in a container.
+    pub fn views(&self) -> Vec<(String, PathBuf)> {
+        match &self.dirs {
+            Ok(Dirs::V1 { memory, pids, cpu, cpuacct }) => {
+                [("memory", memory), ("pids", pids), ("cpu", cpu), ("cpuacct", cpuacct)]
+                    .into_iter()
+                    .map(|(name, dir)| (name.to_owned(), dir.clone()))
+                    .collect()
+            }
+            Ok(Dirs::V2(dir)) => vec![(String::new(), dir.clone())],
+            Err(_) => Vec::new(),
+        }
+    }
+
     fn dirs(&self) -> Result<&Dirs> {
         self.dirs
             .as_ref()

@@ -203,8 +203,14 @@ impl Launcher {
             Isolation::Strict { .. } => Some(Confinement { seccomp: seccomp_filters()?.to_vec() }),
             Isolation::Namespaces => None,
         };
+        // Where the sandbox's cgroup will be (made below, once nothing else can fail).
+        let views = match &self.cgroups {
+            Some(cgroups) => cgroups.open(&spec.id).views(),
+            None => Vec::new(),
+        };
+        let steps = plan::build_with_cgroup(&spec, &layout, &program, &views)?;
         let config = InitConfig {
-            steps: plan::build(&spec, &layout, &program)?,
+            steps,
             program: program_inside.clone(),
             args: args.into_iter().map(OsString::into_vec).collect(),
             env: full_env.into_iter().collect(),
@@ -224,7 +230,6 @@ impl Launcher {
             }
             None => None,
         };
-
         let (control, mut process) = match self.start_init(state, stdout, stderr) {
             Ok(started) => started,
             Err(e) => {

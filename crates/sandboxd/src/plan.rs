@@ -259,6 +259,18 @@ pub fn shown_paths(spec: &SandboxSpec) -> Vec<&Path> {
 /// Builds the whole setup plan. `program` is the host path of the payload binary; the
 /// launcher links it into `<state>/program/` (see [`PROGRAM_LINK_DIR`]).
 pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<Vec<Step>> {
+    build_with_cgroup(spec, layout, program, &[])
+}
+
+/// [`build`], plus the sandbox's own cgroup shown read-only under `/sys/fs/cgroup`
+/// (`views`: see [`crate::cgroup::SandboxCgroup::views`]): programs size themselves by
+/// its limits, and envd reads its OOM kills to say why a command was killed.
+pub fn build_with_cgroup(
+    spec: &SandboxSpec,
+    layout: &HostLayout,
+    program: &Path,
+    views: &[(String, PathBuf)],
+) -> Result<Vec<Step>> {
     spec.validate()?;
     let state = StateDir::new(&spec.state_dir);
     let root = state.rootfs();
@@ -364,6 +376,29 @@ pub fn build(spec: &SandboxSpec, layout: &HostLayout, program: &Path) -> Result<
         Step::MountProc { target: at("/proc") },
         dir(at("/sys"), 0o555),
         Step::MountSysfs { target: at("/sys") },
+    ]);
+    let cgroup = at("/sys/fs/cgroup");
+    match views {
+        [(name, host)] if name.is_empty() => {
+            steps.push(Step::Bind { source: host.clone(), target: cgroup, read_only: true });
+        }
+        [] => {}
+        views => {
+            // Owned by host root, so nothing inside may write to it (no mapped owner).
+            steps.push(Step::MountTmpfs {
+                target: cgroup.clone(),
+                mode: 0o755,
+                flags: MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                owner: None,
+            });
+            for (name, host) in views {
+                let target = cgroup.join(name);
+                steps.push(dir(target.clone(), 0o555));
+                steps.push(Step::Bind { source: host.clone(), target, read_only: true });
+            }
+        }
+    }
+    steps.extend([
         dir(at("/dev"), 0o755),
         Step::MountTmpfs {
             target: at("/dev"),

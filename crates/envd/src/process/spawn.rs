@@ -176,6 +176,7 @@ fn spawn_program(
     let readers: Vec<_> = readers.into_iter().map(tokio::spawn).collect();
     let envd = Arc::clone(envd);
     let waited = Arc::clone(&process);
+    let oom_kills_before = sandbox_memory().map(|memory| memory.oom_kills);
     tokio::spawn(async move {
         let mut child = child;
         let status = child.wait().await;
@@ -183,7 +184,7 @@ fn spawn_program(
             let _ = reader.await;
         }
         let end = match status {
-            Ok(status) => end_event(status),
+            Ok(status) => explain_oom_kill(end_event(status), status, oom_kills_before),
             Err(err) => process_event::EndEvent {
                 exit_code: -1,
                 exited: false,
@@ -237,6 +238,60 @@ async fn pump<R: AsyncRead + Unpin>(mut reader: R, stream: Stream, process: Arc<
         };
         process.publish(event).await;
     }
+}
+
+/// The memory state of the sandbox's cgroup, which dsh-sandboxd shows read-only at
+/// `/sys/fs/cgroup` (v2: the cgroup itself; v1: its `memory` controller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxMemory {
+    pub oom_kills: u64,
+    pub limit_bytes: Option<u64>,
+}
+
+/// `None` outside a dsh sandbox (no cgroup shown at `/sys/fs/cgroup`).
+pub fn sandbox_memory() -> Option<SandboxMemory> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let (events, limit) = match read("/sys/fs/cgroup/memory.events") {
+        Some(events) => (events, read("/sys/fs/cgroup/memory.max")),
+        None => (
+            read("/sys/fs/cgroup/memory/memory.oom_control")?,
+            read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+        ),
+    };
+    let oom_kills = events
+        .lines()
+        .find_map(|line| line.strip_prefix("oom_kill "))
+        .and_then(|count| count.trim().parse().ok())?;
+    // "max" (v2) and v1's huge "unlimited" value both mean no limit.
+    let limit_bytes =
+        limit.and_then(|text| text.trim().parse::<u64>().ok()).filter(|&bytes| bytes < 1 << 60);
+    Some(SandboxMemory { oom_kills, limit_bytes })
+}
+
+/// A process killed by SIGKILL (or a shell reporting a child's SIGKILL as 137) while the
+/// sandbox's OOM killer struck was, in all likelihood, its victim: say so, with the
+/// limit, instead of a bare "signal: killed". The status keeps E2B's wording; the reason
+/// goes into `error`.
+fn explain_oom_kill(
+    mut end: process_event::EndEvent,
+    status: ExitStatus,
+    oom_kills_before: Option<u64>,
+) -> process_event::EndEvent {
+    if status.signal() != Some(libc::SIGKILL) && status.code() != Some(128 + libc::SIGKILL) {
+        return end;
+    }
+    let (Some(before), Some(now)) = (oom_kills_before, sandbox_memory()) else { return end };
+    if now.oom_kills > before {
+        let limit = match now.limit_bytes {
+            Some(bytes) => format!("its memory limit of {} MiB", bytes >> 20),
+            None => "its memory".to_owned(),
+        };
+        end.error = Some(format!(
+            "{} (out of memory: the sandbox used up {limit} and the kernel killed this process)",
+            end.status
+        ));
+    }
+    end
 }
 
 /// E2B's end event, with Go's `ProcessState.String()` wording.

@@ -645,3 +645,31 @@ fn what_the_sandbox_left_instead_of_a_directory_is_replaced_not_followed() {
         "{calls}"
     );
 }
+
+#[test]
+fn the_sandboxs_own_cgroup_is_shown_read_only_under_sys_fs_cgroup() {
+    let spec = base_spec();
+    let v2 = [(String::new(), PathBuf::from("/sys/fs/cgroup/dsh-sandboxes/sbx-1"))];
+    let text =
+        render(&build_with_cgroup(&spec, &merged_usr_host(), Path::new(PROGRAM), &v2).unwrap());
+    assert!(
+        text.contains("sysfs /s/rootfs/sys\nbind /sys/fs/cgroup/dsh-sandboxes/sbx-1 /s/rootfs/sys/fs/cgroup ro\n"),
+        "{text}"
+    );
+    let v1 = [
+        ("memory".to_owned(), PathBuf::from("/sys/fs/cgroup/memory/d/sbx-1")),
+        ("pids".to_owned(), PathBuf::from("/sys/fs/cgroup/pids/d/sbx-1")),
+    ];
+    let text =
+        render(&build_with_cgroup(&spec, &merged_usr_host(), Path::new(PROGRAM), &v1).unwrap());
+    let start = text.find("tmpfs /s/rootfs/sys/fs/cgroup").unwrap();
+    assert_eq!(
+        &text[start..text.find("mkdir /s/rootfs/dev 0755").unwrap()],
+        "tmpfs /s/rootfs/sys/fs/cgroup mode=0755 NOSUID|NODEV|NOEXEC
+mkdir /s/rootfs/sys/fs/cgroup/memory 0555
+bind /sys/fs/cgroup/memory/d/sbx-1 /s/rootfs/sys/fs/cgroup/memory ro
+mkdir /s/rootfs/sys/fs/cgroup/pids 0555
+bind /sys/fs/cgroup/pids/d/sbx-1 /s/rootfs/sys/fs/cgroup/pids ro
+"
+    );
+}

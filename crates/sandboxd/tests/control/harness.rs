@@ -243,6 +243,12 @@ impl Client {
     /// Runs `sh -c script` through `process.Process/Start` (Connect, JSON codec) and
     /// returns (stdout, exit code).
     pub async fn run(&self, sandbox: &Value, script: &str) -> (String, i64) {
+        let (stdout, end) = self.run_to_end(sandbox, script).await;
+        (stdout, end["exitCode"].as_i64().unwrap_or(0))
+    }
+
+    /// Like [`Client::run`], with the whole end event.
+    pub async fn run_to_end(&self, sandbox: &Value, script: &str) -> (String, Value) {
         use base64::Engine as _;
         let message = serde_json::json!({
             "process": {"cmd": "/bin/sh", "args": ["-c", script]}
@@ -276,7 +282,7 @@ impl Client {
                 stdout.extend(base64::engine::general_purpose::STANDARD.decode(data).unwrap());
             }
             if let Some(end) = event.get("end") {
-                code = Some(end["exitCode"].as_i64().unwrap_or(0));
+                code = Some(end.clone());
             }
         }
         (String::from_utf8(stdout).unwrap(), code.expect("no end event"))

@@ -404,3 +404,40 @@ async fn a_hundred_concurrent_creates_get_distinct_sandboxes() {
     }
     assert_eq!(std::fs::read_dir(h.state().join("sandboxes")).unwrap().count(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_over_the_memory_limit_is_killed_and_told_why() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let sandbox = c.create(json!({"templateID": "base", "memoryMB": 128})).await;
+    // The sandbox sees its own limit, read-only, as programs that size themselves expect.
+    let (limit, code) = c
+        .run(&sandbox, "cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max 2>/dev/null; touch /sys/fs/cgroup/x 2>/dev/null || echo read-only")
+        .await;
+    assert_eq!((limit.as_str(), code), ("134217728\nread-only\n", 0));
+    let allocate = "python3 -c 'b = bytearray(512 << 20); print(len(b))'";
+    // Killed itself (exec'd by the shell), or reported by a shell as 137.
+    for (script, status) in [
+        (format!("exec {allocate}"), "signal: killed"),
+        (format!("{allocate}; exit $?"), "exit status 137"),
+    ] {
+        let (_, end) = c.run_to_end(&sandbox, &script).await;
+        assert_eq!(end["status"], status, "{script}: {end}");
+        assert_eq!(
+            end["error"],
+            format!(
+                "{status} (out of memory: the sandbox used up its memory limit of 128 MiB and the kernel killed this process)"
+            ),
+            "{end}"
+        );
+    }
+    // The sandbox itself lives on.
+    let (out, code) = c.run(&sandbox, "echo alive").await;
+    assert_eq!((out.as_str(), code), ("alive\n", 0));
+    // A plain SIGKILL is not mistaken for one.
+    let (_, end) = c.run_to_end(&sandbox, "kill -KILL $$").await;
+    assert_eq!(
+        (end["status"].as_str(), end["error"].as_str()),
+        (Some("signal: killed"), Some("signal: killed"))
+    );
+}
