@@ -41,9 +41,19 @@ pub(crate) fn take(shared: &Arc<Shared>, template: &str) -> Option<Arc<Slot>> {
         }
         ready
     });
-    refill(shared, template);
+    // The refill waits a moment: starting a sandbox takes both cores of a small machine
+    // for ~20 ms, which the owner's first command should not have to share.
+    let shared = shared.clone();
+    let template = template.to_owned();
+    tokio::spawn(async move {
+        tokio::time::sleep(REFILL_DELAY).await;
+        refill(&shared, &template);
+    });
     taken
 }
+
+/// How long after a hand-out the pool starts refilling.
+const REFILL_DELAY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Brings the pool of `template` back to its size in the background (one refill task
 /// per template at a time).
@@ -120,7 +130,9 @@ pub(crate) async fn hand_out(
         };
         pool_token
     };
-    shared.store.save(&slot.record()).context("saving the sandbox record")?;
+    // No record is written until the owner gets the sandbox (`created` saves it): a
+    // daemon that dies before then leaves a directory without one, which its next start
+    // removes, as for any pooled sandbox.
     lifecycle::activate(shared, slot, pool_token.as_deref()).await
 }
 
