@@ -14,11 +14,12 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 
 use super::Shared;
-use super::proxy;
+use super::netns::Reach;
+use super::proxy::{self, ENVD_PORT, Port};
 use super::registry::{Phase, Record, Slot, now_ms};
 use crate::cgroup::Resources;
 use crate::launch::{Output, Payload, SandboxProcess};
-use crate::spec::{Isolation, SandboxSpec};
+use crate::spec::{Isolation, Net, SandboxSpec};
 use crate::state::StateDir;
 
 /// Where envd writes its bound address, inside the sandbox (`/var` is the sandbox's own
@@ -35,6 +36,7 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
     let id = &record.sandbox_id;
     let template = shared.config.templates.get(&record.template_id)?.clone();
     let mut spec = SandboxSpec::new(id, shared.store.sandbox_dir(id), template);
+    spec.net = shared.config.net;
     spec.isolation = match record.isolation {
         Some(isolation) => isolation,
         // A record from before isolation levels were recorded ran without a user
@@ -66,13 +68,15 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
 /// Initializes a launched sandbox's envd with the record's env vars and access token
 /// (`presented`: the token envd holds now) and marks the slot `Running`.
 pub async fn activate(shared: &Shared, slot: &Slot, presented: Option<&str>) -> anyhow::Result<()> {
-    let Some(addr) = slot.lock().envd else {
+    let Some(envd) = slot.lock().envd.clone() else {
         bail!("sandbox {} has no running envd", slot.id);
     };
-    let initialized =
-        tokio::time::timeout(shared.config.envd_start_timeout, init(addr, shared, slot, presented))
-            .await
-            .unwrap_or_else(|_| Err(anyhow!("envd did not answer POST /init in time")));
+    let initialized = tokio::time::timeout(
+        shared.config.envd_start_timeout,
+        init(&envd, shared, slot, presented),
+    )
+    .await
+    .unwrap_or_else(|_| Err(anyhow!("envd did not answer POST /init in time")));
     if let Err(e) = initialized {
         stop(slot).await;
         return Err(e.context(format!("envd in sandbox {} did not start", slot.id)));
@@ -91,12 +95,19 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let log = spec.state_dir.join("envd.log");
     let started = Instant::now();
 
+    // On the host's network envd takes a free port and says which; in a network of the
+    // sandbox's own it has E2B's port, reached through the namespace.
+    let host_network = spec.net == Net::Host;
+    let listen =
+        if host_network { "127.0.0.1:0".to_owned() } else { format!("127.0.0.1:{ENVD_PORT}") };
     let mut payload = Payload::new(&shared.envd_binary)
         .args(shared.config.envd_args.iter().cloned())
         .arg("--listen")
-        .arg("127.0.0.1:0")
-        .arg("--ready-file")
-        .arg(format!("{READY_DIR_INSIDE}/{READY_FILE}"))
+        .arg(listen);
+    if host_network {
+        payload = payload.arg("--ready-file").arg(format!("{READY_DIR_INSIDE}/{READY_FILE}"));
+    }
+    let mut payload = payload
         .arg("--sandbox-id")
         .arg(&record.sandbox_id)
         .arg("--template-id")
@@ -117,8 +128,10 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
     let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
-        prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
-            .with_context(|| format!("preparing {}", ready_dir.display()))?;
+        if host_network {
+            prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
+                .with_context(|| format!("preparing {}", ready_dir.display()))?;
+        }
         Ok(launcher.spawn(&spawn_spec, payload)?)
     })
     .await
@@ -130,12 +143,17 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // failure path (and kill) can stop it.
     slot.lock().process = Some(process);
     let ready = async {
-        let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
-        wait_healthy(addr, slot).await?;
-        anyhow::Ok(addr)
+        let envd = if host_network {
+            let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
+            Port { reach: Reach::Host, port: addr.port() }
+        } else {
+            Port { reach: Reach::of_process(pid)?, port: ENVD_PORT }
+        };
+        wait_healthy(&envd, slot).await?;
+        anyhow::Ok(envd)
     };
-    let addr = match tokio::time::timeout(shared.config.envd_start_timeout, ready).await {
-        Ok(Ok(addr)) => addr,
+    let envd = match tokio::time::timeout(shared.config.envd_start_timeout, ready).await {
+        Ok(Ok(envd)) => envd,
         Ok(Err(e)) => {
             stop(slot).await;
             return Err(e.context(format!("envd in sandbox {} did not start", slot.id)));
@@ -150,8 +168,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
             );
         }
     };
-    slot.lock().envd = Some(addr);
-    tracing::info!(sandbox = %slot.id, init_pid = pid, %addr, elapsed = ?started.elapsed(), ?set_up, "sandbox launched");
+    tracing::info!(sandbox = %slot.id, init_pid = pid, %envd, elapsed = ?started.elapsed(), ?set_up, "sandbox launched");
+    slot.lock().envd = Some(envd);
     Ok(())
 }
 
@@ -234,13 +252,13 @@ async fn wait_for_address(path: &std::path::Path, slot: &Slot) -> anyhow::Result
     }
 }
 
-async fn wait_healthy(addr: SocketAddr, slot: &Slot) -> anyhow::Result<()> {
+async fn wait_healthy(envd: &Port, slot: &Slot) -> anyhow::Result<()> {
     let mut delay = Duration::from_millis(1);
     loop {
         let request = hyper::Request::get("/health")
-            .header(hyper::header::HOST, addr.to_string())
+            .header(hyper::header::HOST, format!("127.0.0.1:{}", envd.port))
             .body(Full::new(Bytes::new()))?;
-        if let Ok(response) = proxy::send(addr, request).await
+        if let Ok(response) = proxy::send(envd, request).await
             && response.status().is_success()
         {
             return Ok(());
@@ -252,7 +270,7 @@ async fn wait_healthy(addr: SocketAddr, slot: &Slot) -> anyhow::Result<()> {
 }
 
 async fn init(
-    addr: SocketAddr,
+    envd: &Port,
     shared: &Shared,
     slot: &Slot,
     presented: Option<&str>,
@@ -266,13 +284,13 @@ async fn init(
         "defaultWorkdir": spec.template.workdir,
     });
     let mut request = hyper::Request::post("/init")
-        .header(hyper::header::HOST, addr.to_string())
+        .header(hyper::header::HOST, format!("127.0.0.1:{}", envd.port))
         .header(hyper::header::CONTENT_TYPE, "application/json");
     if let Some(token) = presented {
         request = request.header("X-Access-Token", token);
     }
     let request = request.body(Full::new(Bytes::from(serde_json::to_vec(&body)?)))?;
-    let response = proxy::send(addr, request).await.map_err(|e| anyhow!("POST /init: {e}"))?;
+    let response = proxy::send(envd, request).await.map_err(|e| anyhow!("POST /init: {e}"))?;
     let status = response.status();
     if !status.is_success() {
         let body = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();

@@ -12,6 +12,7 @@
 mod api;
 mod lifecycle;
 pub use lifecycle::kill_stray_init;
+mod netns;
 mod pool;
 mod proxy;
 pub mod registry;
@@ -82,6 +83,8 @@ pub struct Config {
     pub defaults: SandboxDefaults,
     /// Sandboxes kept started ahead of demand per template (0: none); see `pool.rs`.
     pub pool: usize,
+    /// The network every sandbox gets.
+    pub net: crate::spec::Net,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -117,6 +120,7 @@ impl Config {
             id_base: IdRange::DEFAULT_BASE,
             defaults: SandboxDefaults::default(),
             pool: 0,
+            net: crate::spec::Net::Host,
         }
     }
 }

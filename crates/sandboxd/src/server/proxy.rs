@@ -2,7 +2,6 @@
 //! `49983-<id>.<domain>`) are forwarded to that sandbox's envd, streaming both ways.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 
 use axum::body::Body;
 use axum::extract::Query;
@@ -13,8 +12,25 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use sha2::{Digest, Sha256};
 
+use super::netns::Reach;
 use super::registry::Phase;
 use super::{ApiError, Shared};
+
+/// A TCP port of a sandbox: envd's, or one its code listens on.
+#[derive(Debug, Clone)]
+pub struct Port {
+    pub reach: Reach,
+    pub port: u16,
+}
+
+impl std::fmt::Display for Port {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.reach {
+            Reach::Host => write!(f, "127.0.0.1:{} (host network)", self.port),
+            Reach::Namespace(_) => write!(f, "127.0.0.1:{} (sandbox network)", self.port),
+        }
+    }
+}
 
 /// envd's port in E2B; the only port the Host form routes.
 pub const ENVD_PORT: u16 = 49983;
@@ -84,11 +100,11 @@ pub async fn forward(shared: &Shared, id: &str, request: Request<Body>) -> Respo
         return ApiError::new(StatusCode::BAD_GATEWAY, format!("sandbox {id} not found"))
             .response();
     };
-    let (addr, phase) = {
+    let (envd, phase) = {
         let inner = slot.lock();
-        (inner.envd, inner.record.phase)
+        (inner.envd.clone(), inner.record.phase)
     };
-    let Some(addr) = addr else {
+    let Some(envd) = envd else {
         let message = match phase {
             Phase::Paused => format!("sandbox {id} is paused: connect to it (or resume it) first"),
             _ => format!("sandbox {id} is not running"),
@@ -100,14 +116,14 @@ pub async fn forward(shared: &Shared, id: &str, request: Request<Body>) -> Respo
     if let Some(path) = parts.uri.path_and_query().cloned() {
         parts.uri = path.into();
     }
-    match send(addr, Request::from_parts(parts, body)).await {
+    match send(&envd, Request::from_parts(parts, body)).await {
         Ok(response) => {
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, Body::new(body))
         }
         Err(e) => {
-            tracing::warn!(sandbox = %id, %addr, error = %e, "envd unreachable");
+            tracing::warn!(sandbox = %id, %envd, error = %e, "envd unreachable");
             ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 format!("envd of sandbox {id} is unreachable: {e}"),
@@ -117,16 +133,15 @@ pub async fn forward(shared: &Shared, id: &str, request: Request<Body>) -> Respo
     }
 }
 
-/// One HTTP/1.1 request on a fresh connection to `addr` (loopback: connecting costs
+/// One HTTP/1.1 request on a fresh connection to `to` (loopback: connecting costs
 /// microseconds), with TCP_NODELAY. The response body streams.
-pub async fn send<B>(addr: SocketAddr, request: Request<B>) -> Result<Response<Incoming>, BoxError>
+pub async fn send<B>(to: &Port, request: Request<B>) -> Result<Response<Incoming>, BoxError>
 where
     B: hyper::body::Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let stream = tokio::net::TcpStream::connect(addr).await?;
-    stream.set_nodelay(true)?;
+    let stream = to.reach.connect(to.port).await?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     tokio::spawn(async move {
         if let Err(e) = conn.await {

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
-use std::net::SocketAddr;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -70,8 +69,8 @@ pub struct Slot {
 
 pub struct Inner {
     pub record: Record,
-    /// Address of the running envd.
-    pub envd: Option<SocketAddr>,
+    /// The running envd.
+    pub envd: Option<super::proxy::Port>,
     pub process: Option<SandboxProcess>,
     /// Set once the sandbox is killed: the slot is out of the registry.
     pub gone: bool,

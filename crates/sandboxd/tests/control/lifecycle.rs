@@ -441,3 +441,29 @@ async fn a_command_over_the_memory_limit_is_killed_and_told_why() {
         (Some("signal: killed"), Some("signal: killed"))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_network_envd_is_reached_inside_the_sandboxs_namespace() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-nonet-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = super::harness::KillOnDrop(state.clone());
+    let mut settings = super::harness::config(&state);
+    settings.net = dsh_sandboxd::Net::None;
+    let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
+    let c = super::harness::Client::new(&daemon.url(), daemon.api_key());
+    let sandbox = c.create(json!({"templateID": "base"})).await;
+    // envd listens on E2B's port in the sandbox's own namespace, which has only `lo`;
+    // the host's loopback has nothing of it.
+    let (out, code) = c.run(&sandbox, "ls /sys/class/net; cat /proc/net/tcp").await;
+    // envd's listener, 127.0.0.1:49983 (0xC33F), in the namespace's own socket table.
+    assert!(out.starts_with("lo\n"), "{out}");
+    assert!(out.contains("0100007F:C33F 00000000:0000 0A"), "{out}");
+    assert_eq!(code, 0);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", 49983)).is_err());
+    c.write_file(&sandbox, "/home/user/f.txt", "through the namespace").await;
+    assert_eq!(
+        c.read_file(&sandbox, "/home/user/f.txt").await,
+        (StatusCode::OK, "through the namespace".to_owned())
+    );
+    daemon.shutdown().await.unwrap();
+}
