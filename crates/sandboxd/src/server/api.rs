@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::pool;
-use super::registry::{Phase, Record, Slot, now_ms, random_hex, rfc3339};
+use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
     ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, lifecycle,
     proxy,
@@ -59,10 +59,15 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// Everything that is not a control-plane route: envd traffic for a sandbox, the
 /// daemon's own health check, or 404.
 async fn fallback(State(shared): S, request: Request) -> Response {
-    if let Some(id) = proxy::target(request.headers())
-        .or_else(|| proxy::signed_files_target(&shared, request.method(), request.uri()))
-    {
-        return proxy::forward(&shared, &id, request).await;
+    let target = match proxy::target(request.headers()) {
+        Ok(target) => target,
+        Err(message) => return ApiError::bad_request(message).response(),
+    };
+    if let Some(target) = target.or_else(|| {
+        let id = proxy::signed_files_target(&shared, request.method(), request.uri())?;
+        Some(proxy::Target { id, port: proxy::ENVD_PORT })
+    }) {
+        return proxy::forward(&shared, &target, request).await;
     }
     if request.uri().path() == "/health" {
         return (StatusCode::OK, axum::Json(json!({"status": "ok"}))).into_response();
@@ -109,7 +114,7 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
         "sandboxID": record.sandbox_id,
         "clientID": CLIENT_ID,
         "envdVersion": ENVD_VERSION,
-        "trafficAccessToken": null,
+        "trafficAccessToken": record.network.traffic_access_token,
         "domain": shared.config.domain,
         "isolation": isolation_name(record),
     });
@@ -120,6 +125,20 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
         value["alias"] = json!(alias);
     }
     value
+}
+
+fn network_settings(body: NetworkBody) -> ApiResult<NetworkSettings> {
+    if let Some(mask) = &body.mask_request_host
+        && (mask.is_empty()
+            || mask.len() > 253
+            || mask.chars().any(|c| c.is_whitespace() || c.is_control()))
+    {
+        return Err(ApiError::bad_request(format!("invalid maskRequestHost {mask:?}")));
+    }
+    Ok(NetworkSettings {
+        traffic_access_token: (body.allow_public_traffic == Some(false)).then(|| random_hex(32)),
+        mask_request_host: body.mask_request_host,
+    })
 }
 
 /// dsh extension: the isolation level the sandbox got (`strict` or `namespaces`).
@@ -201,6 +220,15 @@ struct CreateBody {
     cpu_count: Option<u64>,
     #[serde(rename = "memoryMB")]
     memory_mb: Option<u64>,
+    network: Option<NetworkBody>,
+}
+
+/// The parts of E2B's `network` the daemon acts on.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NetworkBody {
+    allow_public_traffic: Option<bool>,
+    mask_request_host: Option<String>,
 }
 
 async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
@@ -243,6 +271,7 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         isolation: None,
         cpu_count: body.cpu_count,
         memory_mb: body.memory_mb,
+        network: network_settings(body.network.unwrap_or_default())?,
     };
     detached(async move {
         // A pooled sandbox has the template's default limits.

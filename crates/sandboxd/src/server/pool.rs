@@ -101,6 +101,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         isolation: None,
         cpu_count: None,
         memory_mb: None,
+        network: Default::default(),
     };
     let slot = shared.insert_new(&blank)?;
     slot.lock().pooled = true;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use axum::body::Body;
 use axum::extract::Query;
 use axum::http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode, Uri, header};
+use axum::response::IntoResponse as _;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 use hyper::body::Incoming;
@@ -37,19 +38,45 @@ pub const ENVD_PORT: u16 = 49983;
 pub const SANDBOX_ID_HEADER: &str = "e2b-sandbox-id";
 pub const SANDBOX_PORT_HEADER: &str = "e2b-sandbox-port";
 
-/// The sandbox a request is addressed to, if any.
-pub fn target(headers: &HeaderMap) -> Option<String> {
+/// A sandbox and one of its ports, as a request names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub id: String,
+    pub port: u16,
+}
+
+/// Header with a sandbox's traffic access token (`allowPublicTraffic: false`).
+pub const TRAFFIC_TOKEN_HEADER: &str = "e2b-traffic-access-token";
+
+/// The sandbox port a request is addressed to, if any: the `E2b-Sandbox-Id` header (with
+/// `E2b-Sandbox-Port`, default envd's), or a Host `<port>-<id>.<domain>`. A port header
+/// that is not a port 1-65535 is an error.
+pub fn target(headers: &HeaderMap) -> Result<Option<Target>, String> {
     if let Some(id) = headers.get(SANDBOX_ID_HEADER).and_then(|v| v.to_str().ok()) {
         let id = id.trim();
         if !id.is_empty() {
-            return Some(id.to_owned());
+            let port = match headers.get(SANDBOX_PORT_HEADER) {
+                None => ENVD_PORT,
+                Some(value) => parse_port(value.to_str().unwrap_or_default()).ok_or_else(|| {
+                    format!("{SANDBOX_PORT_HEADER} must be a port 1-65535, not {value:?}")
+                })?,
+            };
+            return Ok(Some(Target { id: id.to_owned(), port }));
         }
     }
-    let host = headers.get(header::HOST)?.to_str().ok()?;
-    let label = host.split('.').next()?;
-    let (port, id) = label.split_once('-')?;
-    (port.parse::<u16>().ok()? == ENVD_PORT && !id.is_empty() && host.contains('.'))
-        .then(|| id.to_owned())
+    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+        return Ok(None);
+    };
+    let Some((label, _domain)) = host.split_once('.') else { return Ok(None) };
+    let Some((port, id)) = label.split_once('-') else { return Ok(None) };
+    match parse_port(port) {
+        Some(port) if !id.is_empty() => Ok(Some(Target { id: id.to_owned(), port })),
+        _ => Ok(None),
+    }
+}
+
+fn parse_port(text: &str) -> Option<u16> {
+    text.trim().parse::<u16>().ok().filter(|&port| port != 0)
 }
 
 /// The sandbox a presigned `/files` URL belongs to. With `E2B_SANDBOX_URL` set, the
@@ -83,26 +110,20 @@ pub fn signed_files_target(shared: &Shared, method: &Method, uri: &Uri) -> Optio
     })
 }
 
-/// Forwards `request` to the envd of sandbox `id`.
-pub async fn forward(shared: &Shared, id: &str, request: Request<Body>) -> Response<Body> {
-    if let Some(port) = request.headers().get(SANDBOX_PORT_HEADER).and_then(|v| v.to_str().ok())
-        && port.trim() != ENVD_PORT.to_string()
-    {
-        return ApiError::new(
-            StatusCode::BAD_GATEWAY,
-            format!("port {port} of sandbox {id} is not routed (only envd's {ENVD_PORT} is)"),
-        )
-        .response();
-    }
+/// Forwards `request` to a port of a sandbox: envd's, or one its code listens on.
+/// WebSocket (and any other) upgrades are spliced through once both ends agree.
+pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -> Response<Body> {
+    let Target { id, port } = target;
+    let (id, port) = (id.as_str(), *port);
     // 502 (not 404) like E2B's edge proxy: the SDK's `is_running()` reads 502 as "not
     // running" and raises on anything else, so a killed sandbox must answer 502 too.
     let Some(slot) = shared.slot(id) else {
         return ApiError::new(StatusCode::BAD_GATEWAY, format!("sandbox {id} not found"))
             .response();
     };
-    let (envd, phase) = {
+    let (envd, phase, network) = {
         let inner = slot.lock();
-        (inner.envd.clone(), inner.record.phase)
+        (inner.envd.clone(), inner.record.phase, inner.record.network.clone())
     };
     let Some(envd) = envd else {
         let message = match phase {
@@ -112,24 +133,92 @@ pub async fn forward(shared: &Shared, id: &str, request: Request<Body>) -> Respo
         return ApiError::new(StatusCode::BAD_GATEWAY, message).response();
     };
     let (mut parts, body) = request.into_parts();
-    strip_hop_by_hop(&mut parts.headers);
+    let to = if port == ENVD_PORT {
+        envd
+    } else {
+        if let Some(token) = &network.traffic_access_token {
+            let presented = parts.headers.get(TRAFFIC_TOKEN_HEADER).and_then(|v| v.to_str().ok());
+            if presented != Some(token.as_str()) {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "sandbox {id} takes traffic only with its {TRAFFIC_TOKEN_HEADER} header"
+                    ),
+                )
+                .response();
+            }
+        }
+        if let Some(mask) = &network.mask_request_host
+            && let Ok(value) = mask.replace("${PORT}", &port.to_string()).parse()
+        {
+            parts.headers.insert(header::HOST, value);
+        }
+        Port { reach: envd.reach, port }
+    };
+    // The daemon's own routing headers are not the sandbox's business.
+    for name in [SANDBOX_ID_HEADER, SANDBOX_PORT_HEADER, TRAFFIC_TOKEN_HEADER] {
+        parts.headers.remove(name);
+    }
+    let client_upgrade = wants_upgrade(&parts.headers)
+        .then(|| parts.extensions.remove::<hyper::upgrade::OnUpgrade>())
+        .flatten();
+    strip_hop_by_hop(&mut parts.headers, client_upgrade.is_some());
     if let Some(path) = parts.uri.path_and_query().cloned() {
         parts.uri = path.into();
     }
-    match send(&envd, Request::from_parts(parts, body)).await {
-        Ok(response) => {
+    match send(&to, Request::from_parts(parts, body)).await {
+        Ok(mut response) => {
+            let upgraded = response.status() == StatusCode::SWITCHING_PROTOCOLS;
+            if let (true, Some(client)) = (upgraded, client_upgrade) {
+                let upstream = hyper::upgrade::on(&mut response);
+                tokio::spawn(splice(client, upstream));
+            }
             let (mut parts, body) = response.into_parts();
-            strip_hop_by_hop(&mut parts.headers);
+            strip_hop_by_hop(&mut parts.headers, upgraded);
             Response::from_parts(parts, Body::new(body))
         }
+        Err(e) if port != ENVD_PORT => {
+            tracing::debug!(sandbox = %id, port, error = %e, "sandbox port unreachable");
+            let body = serde_json::json!({
+                "code": 502,
+                "message": "The sandbox is running but port is not open",
+                "sandboxId": id,
+                "port": port,
+            });
+            (StatusCode::BAD_GATEWAY, axum::Json(body)).into_response()
+        }
         Err(e) => {
-            tracing::warn!(sandbox = %id, %envd, error = %e, "envd unreachable");
+            tracing::warn!(sandbox = %id, %to, error = %e, "envd unreachable");
             ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 format!("envd of sandbox {id} is unreachable: {e}"),
             )
             .response()
         }
+    }
+}
+
+fn wants_upgrade(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::UPGRADE)
+        && headers
+            .get(header::CONNECTION)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")))
+}
+
+/// Copies both ways between the client's and the sandbox's upgraded connections until
+/// either side closes.
+async fn splice(client: hyper::upgrade::OnUpgrade, upstream: hyper::upgrade::OnUpgrade) {
+    let (client, upstream) = match tokio::try_join!(client, upstream) {
+        Ok(both) => both,
+        Err(e) => {
+            tracing::debug!(error = %e, "an upgrade did not complete");
+            return;
+        }
+    };
+    let (mut client, mut upstream) = (TokioIo::new(client), TokioIo::new(upstream));
+    if let Err(e) = tokio::io::copy_bidirectional(&mut client, &mut upstream).await {
+        tracing::debug!(error = %e, "an upgraded connection ended with an error");
     }
 }
 
@@ -144,7 +233,7 @@ where
     let stream = to.reach.connect(to.port).await?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     tokio::spawn(async move {
-        if let Err(e) = conn.await {
+        if let Err(e) = conn.with_upgrades().await {
             tracing::debug!(error = %e, "envd connection ended with an error");
         }
     });
@@ -153,7 +242,11 @@ where
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-fn strip_hop_by_hop(headers: &mut HeaderMap) {
+/// Removes hop-by-hop headers; an upgrade keeps `Connection` and `Upgrade`, which are how
+/// both ends agree on it.
+fn strip_hop_by_hop(headers: &mut HeaderMap, upgrade: bool) {
+    let kept = upgrade
+        .then(|| (headers.get(header::CONNECTION).cloned(), headers.get(header::UPGRADE).cloned()));
     const HOP: [&str; 7] = [
         "connection",
         "keep-alive",
@@ -173,6 +266,14 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
     for name in HOP {
         headers.remove(name);
     }
+    if let Some((connection, upgrade)) = kept {
+        if let Some(connection) = connection {
+            headers.insert(header::CONNECTION, connection);
+        }
+        if let Some(upgrade) = upgrade {
+            headers.insert(header::UPGRADE, upgrade);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -189,14 +290,22 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_sandbox_from_the_header_or_the_host() {
-        assert_eq!(target(&headers(&[("E2b-Sandbox-Id", "abc")])).as_deref(), Some("abc"));
+    fn finds_the_sandbox_port_from_the_headers_or_the_host() {
+        let at = |id: &str, port| Ok(Some(Target { id: id.into(), port }));
+        assert_eq!(target(&headers(&[("E2b-Sandbox-Id", "abc")])), at("abc", 49983));
         assert_eq!(
-            target(&headers(&[("host", "49983-abc.localhost:3000")])).as_deref(),
-            Some("abc")
+            target(&headers(&[("E2b-Sandbox-Id", "abc"), ("E2b-Sandbox-Port", "8000")])),
+            at("abc", 8000)
         );
-        assert_eq!(target(&headers(&[("host", "127.0.0.1:3000")])), None);
-        assert_eq!(target(&headers(&[("host", "8080-abc.localhost")])), None);
-        assert_eq!(target(&headers(&[])), None);
+        assert_eq!(target(&headers(&[("host", "49983-abc.localhost:3000")])), at("abc", 49983));
+        assert_eq!(target(&headers(&[("host", "8080-abc.localhost")])), at("abc", 8080));
+        assert_eq!(target(&headers(&[("host", "127.0.0.1:3000")])), Ok(None));
+        assert_eq!(target(&headers(&[("host", "0-abc.localhost")])), Ok(None));
+        assert_eq!(target(&headers(&[("host", "localhost:3000")])), Ok(None));
+        assert_eq!(target(&headers(&[])), Ok(None));
+        for bad in ["0", "65536", "http", "-1"] {
+            let err = target(&headers(&[("E2b-Sandbox-Id", "abc"), ("E2b-Sandbox-Port", bad)]));
+            assert_eq!(err, Err(format!("e2b-sandbox-port must be a port 1-65535, not {bad:?}")));
+        }
     }
 }

@@ -57,6 +57,23 @@ pub struct Record {
     pub cpu_count: Option<u64>,
     #[serde(default)]
     pub memory_mb: Option<u64>,
+    /// The create request's `network` settings.
+    #[serde(default)]
+    pub network: NetworkSettings,
+}
+
+/// E2B's `network` of a sandbox: who may reach its ports through the daemon, and how the
+/// Host header is rewritten on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkSettings {
+    /// Set when the create said `allowPublicTraffic: false`: requests to the sandbox's
+    /// ports must carry it in `e2b-traffic-access-token`.
+    #[serde(default)]
+    pub traffic_access_token: Option<String>,
+    /// `maskRequestHost`: the Host header sent to the sandbox (`${PORT}` is the port).
+    #[serde(default)]
+    pub mask_request_host: Option<String>,
 }
 
 /// One sandbox in memory. `ops` serializes lifecycle operations (create, pause, resume,
@@ -271,6 +288,7 @@ mod tests {
             isolation: Some(Isolation::Strict { ids: crate::spec::IdRange { host_base: 1 << 30 } }),
             cpu_count: None,
             memory_mb: Some(512),
+            network: NetworkSettings::default(),
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();

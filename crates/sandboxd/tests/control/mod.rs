@@ -1,4 +1,5 @@
 mod harness;
 mod lifecycle;
 mod pool;
+mod ports;
 mod restart;
