@@ -293,13 +293,13 @@ pub fn build_with_cgroup(
                 mount: true,
                 uts: true,
                 ipc: true,
-                net: spec.net == Net::None,
+                net: spec.net.is_own_namespace(),
             },
         },
         Step::MakeMountsPrivate,
         Step::SetHostname { name: spec.id.clone() },
     ]);
-    if spec.net == Net::None {
+    if spec.net.is_own_namespace() {
         steps.push(Step::LoopbackUp);
     }
 
@@ -336,6 +336,7 @@ pub fn build_with_cgroup(
                 steps.push(dir(state.work(path), 0o700));
                 if path == Path::new("/etc") {
                     steps.extend(account_files(&upper, &spec.id, false, root_owned));
+                    steps.extend(resolver_file(&upper, spec.net, root_owned));
                 }
                 let lower = match isolation {
                     Isolation::Strict { .. } => {
@@ -369,6 +370,7 @@ pub fn build_with_cgroup(
         let etc = at("/etc");
         steps.push(own_dir(etc.clone(), 0o755));
         steps.extend(account_files(&etc, &spec.id, true, root_owned));
+        steps.extend(resolver_file(&etc, spec.net, root_owned));
     }
 
     steps.extend([
@@ -539,6 +541,18 @@ fn dir(path: PathBuf, mode: u32) -> Step {
 
 fn symlink(target: &str, link: PathBuf) -> Step {
     Step::Symlink { target: PathBuf::from(target), link }
+}
+
+/// With a private network, `resolv.conf` names pasta's DNS forwarder (the host's own
+/// resolver is out of reach); rewritten at every start.
+fn resolver_file(etc: &Path, net: Net, owner: Option<(u32, u32)>) -> Option<Step> {
+    (net == Net::Private).then(|| Step::WriteFile {
+        path: etc.join("resolv.conf"),
+        contents: Contents::Text(format!("nameserver {}\n", crate::spec::private_net::DNS)),
+        mode: 0o644,
+        replace: true,
+        owner,
+    })
 }
 
 /// passwd, group, hostname and hosts in `etc`. `replace_all: false` keeps the files an

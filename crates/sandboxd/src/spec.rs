@@ -135,6 +135,33 @@ pub enum Net {
     Host,
     /// A fresh network namespace with only the loopback interface, brought up.
     None,
+    /// A network namespace of its own whose egress goes through a user-mode network
+    /// stack (pasta) that the daemon attaches to it, with egress rules the sandbox cannot
+    /// change; the host is out of reach. The namespace is made like `None`'s; the
+    /// interface, the stack and the rules come from `dsh-sandboxd` (see `docs/sandboxd.md`).
+    Private,
+}
+
+impl Net {
+    /// Whether the sandbox has a network namespace of its own.
+    pub fn is_own_namespace(self) -> bool {
+        self != Net::Host
+    }
+}
+
+/// The addresses a private network uses inside every sandbox (each is in a namespace of
+/// its own, so they never meet): RFC 2544's benchmarking range, which no real network
+/// hands out.
+pub mod private_net {
+    /// The sandbox's address, /24.
+    pub const ADDRESS: &str = "198.18.0.2";
+    pub const PREFIX: u8 = 24;
+    /// The gateway: pasta's side.
+    pub const GATEWAY: &str = "198.18.0.1";
+    /// Where pasta answers DNS (forwarded to the host's resolver).
+    pub const DNS: &str = "198.18.0.53";
+    /// The interface inside.
+    pub const INTERFACE: &str = "eth0";
 }
 
 /// Resource limits (rlimits) for everything in the sandbox, soft = hard. `None` keeps the

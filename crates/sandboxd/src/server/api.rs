@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::network::Egress;
 use super::pool;
 use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
@@ -34,6 +35,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/connect", post(connect))
         .route("/v2/sandboxes/{id}/connect", post(connect))
         .route("/sandboxes/{id}/timeout", post(set_timeout))
+        .route("/sandboxes/{id}/network", axum::routing::put(update_network))
         .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
     Router::new().merge(control).fallback(fallback).with_state(shared)
 }
@@ -127,7 +129,16 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
     value
 }
 
-fn network_settings(body: NetworkBody) -> ApiResult<NetworkSettings> {
+fn network_settings(
+    body: NetworkBody,
+    allow_internet_access: Option<bool>,
+) -> ApiResult<NetworkSettings> {
+    let egress = Egress {
+        allow_out: body.allow_out.unwrap_or_default(),
+        deny_out: body.deny_out.unwrap_or_default(),
+        internet_denied: allow_internet_access == Some(false),
+    };
+    egress.validate().map_err(ApiError::bad_request)?;
     if let Some(mask) = &body.mask_request_host
         && (mask.is_empty()
             || mask.len() > 253
@@ -138,6 +149,7 @@ fn network_settings(body: NetworkBody) -> ApiResult<NetworkSettings> {
     Ok(NetworkSettings {
         traffic_access_token: (body.allow_public_traffic == Some(false)).then(|| random_hex(32)),
         mask_request_host: body.mask_request_host,
+        egress,
     })
 }
 
@@ -221,6 +233,9 @@ struct CreateBody {
     #[serde(rename = "memoryMB")]
     memory_mb: Option<u64>,
     network: Option<NetworkBody>,
+    /// Snake case on E2B's wire too.
+    #[serde(rename = "allow_internet_access")]
+    allow_internet_access: Option<bool>,
 }
 
 /// The parts of E2B's `network` the daemon acts on.
@@ -229,6 +244,18 @@ struct CreateBody {
 struct NetworkBody {
     allow_public_traffic: Option<bool>,
     mask_request_host: Option<String>,
+    allow_out: Option<Vec<String>>,
+    deny_out: Option<Vec<String>>,
+}
+
+/// `PUT /sandboxes/{id}/network`: the egress rules, replaced whole (omitted = cleared).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NetworkUpdate {
+    allow_out: Option<Vec<String>>,
+    deny_out: Option<Vec<String>>,
+    #[serde(rename = "allow_internet_access")]
+    allow_internet_access: Option<bool>,
 }
 
 async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
@@ -271,7 +298,7 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         isolation: None,
         cpu_count: body.cpu_count,
         memory_mb: body.memory_mb,
-        network: network_settings(body.network.unwrap_or_default())?,
+        network: network_settings(body.network.unwrap_or_default(), body.allow_internet_access)?,
     };
     detached(async move {
         // A pooled sandbox has the template's default limits.
@@ -453,6 +480,46 @@ async fn set_timeout(
                 return Err(ApiError::not_found(&id));
             }
             inner.record.end_at_ms = now_ms() + timeout * 1000;
+        }
+        save(&shared, &slot)?;
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
+}
+
+/// Replaces a sandbox's egress rules; a running sandbox's namespace gets them at once
+/// (connections already open stay, new ones follow the rules).
+async fn update_network(
+    State(shared): S,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<StatusCode> {
+    let body: NetworkUpdate = parse_body(&body)?;
+    let egress = Egress {
+        allow_out: body.allow_out.unwrap_or_default(),
+        deny_out: body.deny_out.unwrap_or_default(),
+        internet_denied: body.allow_internet_access == Some(false),
+    };
+    egress.validate().map_err(ApiError::bad_request)?;
+    if shared.config.net != crate::spec::Net::Private {
+        return Err(ApiError::bad_request(format!(
+            "egress rules need private sandbox networks; this daemon gives sandboxes net = {:?}",
+            shared.config.net
+        )));
+    }
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        let applied = {
+            let mut inner = slot.lock();
+            if inner.gone {
+                return Err(ApiError::not_found(&id));
+            }
+            inner.record.network.egress = egress.clone();
+            inner.network.as_ref().map(|network| network.load(&egress))
+        };
+        if let Some(Err(e)) = applied {
+            return Err(ApiError::internal(&e.context(format!("updating sandbox {id}'s rules"))));
         }
         save(&shared, &slot)?;
         Ok(StatusCode::NO_CONTENT)

@@ -26,6 +26,8 @@ use crate::state::StateDir;
 /// `<state>/var`, so the daemon reads it at `<state>/var/lib/dsh-sandboxd/envd.addr`).
 const READY_DIR_INSIDE: &str = "/var/lib/dsh-sandboxd";
 const READY_FILE: &str = "envd.addr";
+/// Where private networks' namespaces are pinned, in the daemon's state directory.
+pub const NETNS_DIR: &str = "netns";
 /// Time a stopping envd gets between SIGTERM and SIGKILL.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 pub const DEFAULT_USER: &str = "user";
@@ -142,6 +144,20 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // From here on the process must not leak: hand it to the slot at once, so that any
     // failure path (and kill) can stop it.
     slot.lock().process = Some(process);
+    // The private network comes up while envd starts.
+    let network = async {
+        if spec.net != Net::Private {
+            return anyhow::Ok(None);
+        }
+        let dir = shared.config.state_dir.join(NETNS_DIR);
+        let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
+        let attached = tokio::task::spawn_blocking(move || {
+            crate::server::network::Attached::attach(&dir, &id, pid, &egress)
+        })
+        .await
+        .context("the network task panicked")??;
+        Ok(Some(attached))
+    };
     let ready = async {
         let envd = if host_network {
             let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
@@ -152,8 +168,12 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         wait_healthy(&envd, slot).await?;
         anyhow::Ok(envd)
     };
-    let envd = match tokio::time::timeout(shared.config.envd_start_timeout, ready).await {
-        Ok(Ok(envd)) => envd,
+    let both = async {
+        let (envd, network) = tokio::join!(ready, network);
+        anyhow::Ok((envd?, network.context("setting up the sandbox's network")?))
+    };
+    let (envd, network) = match tokio::time::timeout(shared.config.envd_start_timeout, both).await {
+        Ok(Ok(both)) => both,
         Ok(Err(e)) => {
             stop(slot).await;
             return Err(e.context(format!("envd in sandbox {} did not start", slot.id)));
@@ -169,7 +189,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         }
     };
     tracing::info!(sandbox = %slot.id, init_pid = pid, %envd, elapsed = ?started.elapsed(), ?set_up, "sandbox launched");
-    slot.lock().envd = Some(envd);
+    let mut inner = slot.lock();
+    inner.envd = Some(envd);
+    inner.network = network;
     Ok(())
 }
 
@@ -302,11 +324,13 @@ async fn init(
 /// Stops every process of the sandbox (SIGTERM to its init, SIGKILL after a grace
 /// period) and waits until they are gone. Files are kept.
 pub async fn stop(slot: &Slot) {
-    let process = {
+    let (process, network) = {
         let mut inner = slot.lock();
         inner.envd = None;
-        inner.process.take()
+        (inner.process.take(), inner.network.take())
     };
+    // Unpinned (and pasta stopped) once the sandbox is gone, whatever happens below.
+    let _network = network;
     if let Some(mut process) = process {
         let id = slot.id.clone();
         let result = tokio::task::spawn_blocking(move || process.terminate(STOP_GRACE)).await;
@@ -409,6 +433,7 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
         if let Err(e) = shared.cgroups.open(id).remove() {
             tracing::warn!(sandbox = %id, error = %e, "removing a leftover sandbox cgroup");
         }
+        super::network::clean_up(&shared.config.state_dir.join(NETNS_DIR), id);
     };
     for name in orphans {
         tracing::warn!(sandbox = %name, "removing a sandbox directory without a record");

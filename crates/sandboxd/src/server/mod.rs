@@ -13,6 +13,7 @@ mod api;
 mod lifecycle;
 pub use lifecycle::kill_stray_init;
 mod netns;
+pub mod network;
 mod pool;
 mod proxy;
 pub mod registry;
@@ -293,6 +294,9 @@ impl Daemon {
                 .context("local sandboxes need cgroups for their limits (memory, pids, CPU)")?,
         );
         launcher = launcher.cgroups(cgroups.clone());
+        if config.net == crate::spec::Net::Private {
+            network::check_tools()?;
+        }
         if config.isolation == IsolationLevel::Strict {
             crate::privileges::check_strict().context("strict isolation is not available")?;
         }

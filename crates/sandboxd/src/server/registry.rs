@@ -74,6 +74,9 @@ pub struct NetworkSettings {
     /// `maskRequestHost`: the Host header sent to the sandbox (`${PORT}` is the port).
     #[serde(default)]
     pub mask_request_host: Option<String>,
+    /// `allowOut`, `denyOut`, `allow_internet_access` (private networks only).
+    #[serde(default)]
+    pub egress: super::network::Egress,
 }
 
 /// One sandbox in memory. `ops` serializes lifecycle operations (create, pause, resume,
@@ -93,6 +96,8 @@ pub struct Inner {
     pub gone: bool,
     /// A warm-pool sandbox not yet handed out (no record on disk, invisible to the API).
     pub pooled: bool,
+    /// Its private network, while it runs.
+    pub network: Option<super::network::Attached>,
 }
 
 impl Slot {
@@ -106,6 +111,7 @@ impl Slot {
                 process: None,
                 gone: false,
                 pooled: false,
+                network: None,
             }),
         }
     }

@@ -1,0 +1,180 @@
+//! Private sandbox networks: egress through pasta to a stand-in "internet" (a listener in
+//! a network namespace this test makes, on a TEST-NET address: nothing leaves the
+//! machine), the host out of reach, and E2B's egress rules, also changed at runtime.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::harness::{Client, KillOnDrop, config, wait_until};
+
+/// The stand-in internet: namespace `dsh-inet-<pid>` behind a veth pair, the host at
+/// 198.51.100.1 and a web server at 198.51.100.2 (TEST-NET-2, routed nowhere).
+struct Internet {
+    name: String,
+    server: Child,
+    host_server: Child,
+    host_port: u16,
+}
+
+const INTERNET: &str = "198.51.100.2";
+const HOST_SIDE: &str = "198.51.100.1";
+
+fn ip(args: &[&str]) {
+    let status = Command::new("ip").args(args).status().unwrap();
+    assert!(status.success(), "ip {args:?}");
+}
+
+impl Internet {
+    fn start() -> Internet {
+        let name = format!("dsh-inet-{}", std::process::id());
+        let (host_if, inet_if) = (
+            format!("dsh{}h", std::process::id() % 100_000),
+            format!("dsh{}i", std::process::id() % 100_000),
+        );
+        ip(&["netns", "add", &name]);
+        ip(&["link", "add", &host_if, "type", "veth", "peer", "name", &inet_if]);
+        ip(&["link", "set", &inet_if, "netns", &name]);
+        ip(&["addr", "add", &format!("{HOST_SIDE}/24"), "dev", &host_if]);
+        ip(&["link", "set", &host_if, "up"]);
+        ip(&["-n", &name, "addr", "add", &format!("{INTERNET}/24"), "dev", &inet_if]);
+        ip(&["-n", &name, "link", "set", &inet_if, "up"]);
+        ip(&["-n", &name, "link", "set", "lo", "up"]);
+        let www = std::env::temp_dir().join(format!("{name}-www"));
+        std::fs::create_dir_all(&www).unwrap();
+        std::fs::write(www.join("index.txt"), "the internet").unwrap();
+        let server = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &name,
+                "python3",
+                "-m",
+                "http.server",
+                "80",
+                "--bind",
+                INTERNET,
+            ])
+            .current_dir(&www)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // A service the host offers only on its loopback (and every address, for the veth).
+        let host_port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let host_server = Command::new("python3")
+            .args(["-m", "http.server", &host_port.to_string(), "--bind", "0.0.0.0"])
+            .current_dir(&www)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Internet { name, server, host_server, host_port }
+    }
+}
+
+impl Drop for Internet {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+        let _ = self.host_server.kill();
+        let _ = self.host_server.wait();
+        // Deleting the namespace deletes its veth end, and with it the host's.
+        let _ = Command::new("ip").args(["netns", "del", &self.name]).status();
+        let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("{}-www", self.name)));
+    }
+}
+
+/// From inside: for each URL, the status, or the error's name.
+async fn reach(c: &Client, sandbox: &Value, urls: &[String]) -> Vec<String> {
+    let script = format!(
+        "import urllib.request as u\nfor url in {urls:?}:\n    try:\n        print(u.urlopen(url, timeout=3).status)\n    except Exception as e:\n        print(type(getattr(e, 'reason', e)).__name__)\n"
+    );
+    c.write_file(sandbox, "/tmp/reach.py", &script).await;
+    let (out, code) = c.run(sandbox, "python3 /tmp/reach.py").await;
+    assert_eq!(code, 0, "{out}");
+    out.lines().map(str::to_owned).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_network_reaches_the_internet_but_never_the_host() {
+    let internet = Internet::start();
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-net-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let mut settings = config(&state);
+    settings.net = dsh_sandboxd::Net::Private;
+    let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+
+    let open = c.create(json!({"templateID": "base"})).await;
+    let (out, _) = c.run(&open, "ip -4 -br addr show eth0; ip route; cat /etc/resolv.conf").await;
+    assert_eq!(
+        out,
+        "eth0             UNKNOWN        198.18.0.2/24 \ndefault via 198.18.0.1 dev eth0 \n198.18.0.0/24 dev eth0 proto kernel scope link src 198.18.0.2 \nnameserver 198.18.0.53\n"
+    );
+    let web = format!("http://{INTERNET}/index.txt");
+    wait_until("the stand-in internet answers", Duration::from_secs(15), async || {
+        reach(&c, &open, std::slice::from_ref(&web)).await == ["200"]
+    })
+    .await;
+    // The host: its loopback, its addresses (every interface's), the gateway.
+    let port = internet.host_port;
+    let mut host_urls = vec![
+        format!("http://127.0.0.1:{port}/index.txt"),
+        format!("http://{HOST_SIDE}:{port}/index.txt"),
+        format!("http://198.18.0.1:{port}/index.txt"),
+    ];
+    for address in dsh_sandboxd::server::network::host_addresses() {
+        host_urls.push(format!("http://{address}:{port}/index.txt"));
+    }
+    let refused = reach(&c, &open, &host_urls).await;
+    assert!(refused.iter().all(|r| r != "200"), "{host_urls:?} -> {refused:?}");
+    // The host does reach its own service (the check above is not vacuous).
+    let direct = reqwest::get(format!("http://127.0.0.1:{port}/index.txt")).await.unwrap();
+    assert_eq!(direct.text().await.unwrap(), "the internet");
+
+    // allow_internet_access: false, and allowOut over a deny-all.
+    let closed = c.create(json!({"templateID": "base", "allow_internet_access": false})).await;
+    assert_ne!(reach(&c, &closed, std::slice::from_ref(&web)).await, ["200"]);
+    let listed = c
+        .create(json!({"templateID": "base", "network": {"denyOut": ["0.0.0.0/0"], "allowOut": [INTERNET]}}))
+        .await;
+    assert_eq!(reach(&c, &listed, std::slice::from_ref(&web)).await, ["200"]);
+
+    // Rules replaced at runtime take effect for new connections; {} clears them.
+    let id = open["sandboxID"].as_str().unwrap();
+    let path = format!("/sandboxes/{id}/network");
+    let put = |body: Value| c.call(Method::PUT, &path, Some(body));
+    assert_eq!(
+        put(json!({"denyOut": [format!("{INTERNET}/32")]})).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_ne!(reach(&c, &open, std::slice::from_ref(&web)).await, ["200"]);
+    assert_eq!(put(json!({})).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(reach(&c, &open, std::slice::from_ref(&web)).await, ["200"]);
+
+    // Bad rules: typed 400s, nothing changed.
+    for body in [
+        json!({"denyOut": ["10.0.0.0/33"]}),
+        json!({"allowOut": [""]}),
+        json!({"allowOut": vec!["198.51.100.9"; 10_000]}),
+    ] {
+        let reply = put(body.clone()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}: {}", reply.body);
+    }
+    assert_eq!(reach(&c, &open, std::slice::from_ref(&web)).await, ["200"]);
+    // Root inside cannot change the rules.
+    let (out, _) = c.run(&open, "nft flush ruleset 2>&1; echo status=$?").await;
+    assert!(out.ends_with("status=1\n"), "{out}");
+
+    daemon.shutdown().await.unwrap();
+    // No pinned namespace and no pasta left behind.
+    let left: Vec<_> = std::fs::read_dir(state.join("netns")).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
