@@ -27,6 +27,10 @@ pub struct SandboxdConfig {
     /// How far sandboxes are separated from the host. A host that cannot give the level
     /// makes the daemon fail to start, saying what is missing: never a silent fallback.
     pub isolation: IsolationSetting,
+    /// `private` (default): a network namespace per sandbox, egress through pasta, the
+    /// host and its LAN out of reach, ports reached through the daemon. `none`: loopback
+    /// only. `host`: the host's network — unsafe, the host and its LAN are reachable.
+    pub net: NetSetting,
     /// Sandboxes kept started ahead of demand per template (0: none). Each is handed out
     /// once, never reused.
     pub pool: u32,
@@ -43,12 +47,21 @@ impl Default for SandboxdConfig {
     fn default() -> Self {
         Self {
             isolation: IsolationSetting::Strict,
+            net: NetSetting::Private,
             pool: 0,
             cpu_count: 2,
             memory_mb: 4096,
             max_processes: 4096,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetSetting {
+    Private,
+    None,
+    Host,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +185,7 @@ pub enum ConfigError {
 pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("DSH_BACKEND", "backend.kind"),
     ("DSH_SANDBOXD_ISOLATION", "sandboxd.isolation"),
+    ("DSH_SANDBOXD_NET", "sandboxd.net"),
     ("DSH_SANDBOX_TEMPLATE", "sandbox.template"),
     ("DSH_SANDBOX_ID", "sandbox.sandbox_id"),
     ("DSH_SANDBOX_CWD", "sandbox.cwd"),
@@ -392,6 +406,7 @@ mod tests {
             config.sandboxd,
             SandboxdConfig {
                 isolation: IsolationSetting::Namespaces,
+                net: NetSetting::Private,
                 pool: 3,
                 cpu_count: 1,
                 memory_mb: 512,

@@ -137,6 +137,10 @@ enum SandboxCommand {
         /// Sandboxes kept started ahead of demand per template, over the file's.
         #[arg(long)]
         pool: Option<u32>,
+        /// Network, over the file's: private (default), none, or host (unsafe: the host
+        /// and its LAN are reachable).
+        #[arg(long, value_parser = ["private", "none", "host"])]
+        net: Option<String>,
     },
     /// Create a sandbox and print its id.
     Create {
@@ -156,6 +160,13 @@ enum SandboxCommand {
     List,
     /// Kill a sandbox (its processes, files and directory go).
     Kill { id: String },
+    /// Print how to reach a port of a sandbox (a server its code runs) from outside.
+    Expose {
+        id: String,
+        /// The port inside the sandbox, 1-65535.
+        #[arg(value_parser = clap::value_parser!(u16).range(1..))]
+        port: u16,
+    },
     /// Pause a sandbox (processes stop, files stay).
     Pause { id: String },
     /// Resume a paused sandbox (or extend a running one's timeout).
@@ -520,7 +531,7 @@ async fn sandbox_command(
         Ok(ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key))
     };
     match command {
-        SandboxCommand::Serve { listen, config, isolation, pool } => {
+        SandboxCommand::Serve { listen, config, isolation, pool, net } => {
             let mut settings = crate::connect::sandboxd_settings(&config)?;
             match isolation.as_deref() {
                 Some("namespaces") => {
@@ -532,6 +543,12 @@ async fn sandbox_command(
             if let Some(pool) = pool {
                 settings.pool = pool;
             }
+            settings.net = match net.as_deref() {
+                Some("none") => dsh_core::config::NetSetting::None,
+                Some("host") => dsh_core::config::NetSetting::Host,
+                Some(_) => dsh_core::config::NetSetting::Private,
+                None => settings.net,
+            };
             let state_dir = daemon.state_dir.clone().unwrap_or_else(default_state_dir);
             return serve(listen, state_dir, &settings).await;
         }
@@ -569,6 +586,18 @@ async fn sandbox_command(
                 table(&["SANDBOX", "TEMPLATE", "STATE", "ISOLATION", "ENDS"], &rows)
             });
         }
+        SandboxCommand::Expose { id, port } => {
+            let connection: Connection = daemon.connection()?;
+            let info = control()?.get(&id).await.map_err(|err| not_found_hint(err, &id))?;
+            let exposed = exposed(&connection, &info.sandbox_id, port);
+            printer.print(&exposed, || {
+                let mut text = format!("{}\n", exposed["url"].as_str().unwrap_or_default());
+                if let Some(curl) = exposed["curl"].as_str() {
+                    text.push_str(&format!("  or, with no DNS entry: {curl}\n"));
+                }
+                text.trim_end().to_owned()
+            });
+        }
         SandboxCommand::Kill { id } => {
             if !control()?.kill(&id).await? {
                 anyhow::bail!("sandbox {id} does not exist (see `dsh sandbox list`)");
@@ -590,6 +619,28 @@ async fn sandbox_command(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a sandbox's port is reached: E2B's `<port>-<id>.<domain>` name, and for a local
+/// daemon (whose wildcard names need a DNS entry) the header form against its address.
+fn exposed(connection: &Connection, id: &str, port: u16) -> serde_json::Value {
+    match &connection.envd_url {
+        Some(router) => {
+            let router = router.trim_end_matches('/');
+            let (scheme, authority) = router.split_once("://").unwrap_or(("http", router));
+            let daemon_port =
+                authority.rsplit_once(':').map(|(_, p)| format!(":{p}")).unwrap_or_default();
+            serde_json::json!({
+                "url": format!("{scheme}://{port}-{id}.localhost{daemon_port}/"),
+                "headers": {"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": port.to_string()},
+                "curl": format!("curl -H 'E2b-Sandbox-Id: {id}' -H 'E2b-Sandbox-Port: {port}' {router}/"),
+            })
+        }
+        None => {
+            let domain = connection.domain.clone().unwrap_or_else(|| "e2b.app".to_owned());
+            serde_json::json!({"url": format!("https://{port}-{id}.{domain}/")})
+        }
+    }
 }
 
 fn not_found_hint(err: dsh_e2b::Error, id: &str) -> anyhow::Error {

@@ -123,6 +123,11 @@ pub fn daemon_config(
         IsolationSetting::Namespaces => dsh_sandboxd::IsolationLevel::Namespaces,
     };
     config.pool = usize::try_from(settings.pool)?;
+    config.net = match settings.net {
+        dsh_core::config::NetSetting::Private => dsh_sandboxd::Net::Private,
+        dsh_core::config::NetSetting::None => dsh_sandboxd::Net::None,
+        dsh_core::config::NetSetting::Host => dsh_sandboxd::Net::Host,
+    };
     config.defaults = dsh_sandboxd::server::SandboxDefaults {
         cpu_count: settings.cpu_count,
         memory_mb: settings.memory_mb,

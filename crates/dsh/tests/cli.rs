@@ -189,6 +189,36 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
     let table = served.ok(&["sandbox", "list"]);
     assert!(table.starts_with("SANDBOX"), "{table}");
     assert!(table.lines().nth(1).is_some_and(|row| row.contains(" strict ")), "{table}");
+    // A server inside, reached from outside through the daemon the way `expose` says.
+    let exposed = json(&served.ok(&["sandbox", "expose", &id, "8000", "--json"]));
+    assert_eq!(exposed["headers"]["E2b-Sandbox-Port"], "8000");
+    assert_eq!(exposed["headers"]["E2b-Sandbox-Id"], id.as_str());
+    served.ok(&[
+        "exec",
+        "--sandbox",
+        &id,
+        "--",
+        "sh",
+        "-c",
+        "cd /home/user && python3 -m http.server 8000 >/dev/null 2>&1 &",
+    ]);
+    let curl = exposed["curl"].as_str().unwrap().to_owned() + "in.txt";
+    let fetched = (0..100)
+        .find_map(|_| {
+            let out = std::process::Command::new("sh")
+                .args(["-c", &format!("{curl} -sf")])
+                .output()
+                .ok()?;
+            if out.status.success() {
+                return Some(String::from_utf8_lossy(&out.stdout).into_owned());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            None
+        })
+        .expect("the exposed port never answered");
+    assert_eq!(fetched, "from the host\n");
+    let bad = served.run(&["sandbox", "expose", &id, "0"]);
+    assert_eq!(bad.status.code(), Some(2));
     served.ok(&["sandbox", "pause", &id]);
     assert_eq!(json(&served.ok(&["sandbox", "list", "--json"]))[0]["state"], "paused");
     served.ok(&["sandbox", "resume", &id]);

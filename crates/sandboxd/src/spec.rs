@@ -128,6 +128,7 @@ impl IdRange {
 
 /// Network namespace of the sandbox.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Net {
     /// Share the host's network: a daemon inside listening on 127.0.0.1 is reachable
     /// from the host.
@@ -140,6 +141,18 @@ pub enum Net {
     /// change; the host is out of reach. The namespace is made like `None`'s; the
     /// interface, the stack and the rules come from `dsh-sandboxd` (see `docs/sandboxd.md`).
     Private,
+}
+
+impl std::str::FromStr for Net {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "private" => Ok(Net::Private),
+            "none" => Ok(Net::None),
+            "host" => Ok(Net::Host),
+            other => Err(format!("unknown network {other:?} (known: private, none, host)")),
+        }
+    }
 }
 
 impl Net {

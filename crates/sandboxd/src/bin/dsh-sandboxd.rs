@@ -49,6 +49,10 @@ enum Command {
         /// Sandboxes kept started ahead of demand per template.
         #[arg(long, default_value_t = 0)]
         pool: usize,
+        /// private (own namespace, egress through pasta, the host out of reach), none
+        /// (loopback only) or host (the host's network: unsafe).
+        #[arg(long, default_value = "private")]
+        net: dsh_sandboxd::Net,
     },
 }
 
@@ -70,6 +74,7 @@ fn main() -> anyhow::Result<()> {
         envd_start_timeout,
         isolation,
         pool,
+        net,
     } = command;
     let mut config = DaemonConfig::new(state_dir);
     config.listen = listen;
@@ -79,6 +84,7 @@ fn main() -> anyhow::Result<()> {
     config.envd_start_timeout = Duration::from_secs(envd_start_timeout);
     config.isolation = isolation;
     config.pool = pool;
+    config.net = net;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
         let shutdown = shutdown_signal()?;
         dsh_sandboxd::serve(config, shutdown).await

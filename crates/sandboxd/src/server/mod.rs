@@ -84,7 +84,8 @@ pub struct Config {
     pub defaults: SandboxDefaults,
     /// Sandboxes kept started ahead of demand per template (0: none); see `pool.rs`.
     pub pool: usize,
-    /// The network every sandbox gets.
+    /// The network every sandbox gets: by default a private one (see `network.rs`);
+    /// `Net::Host` shares the host's (unsafe: the host and its LAN are reachable).
     pub net: crate::spec::Net,
 }
 
@@ -121,7 +122,7 @@ impl Config {
             id_base: IdRange::DEFAULT_BASE,
             defaults: SandboxDefaults::default(),
             pool: 0,
-            net: crate::spec::Net::Host,
+            net: crate::spec::Net::Private,
         }
     }
 }

@@ -35,8 +35,13 @@ struct Harness {
 
 impl Harness {
     async fn start(envd_start_timeout: Duration) -> Harness {
+        Harness::start_with(envd_start_timeout, dsh_sandboxd::Net::Private).await
+    }
+
+    async fn start_with(envd_start_timeout: Duration, net: dsh_sandboxd::Net) -> Harness {
         let dir = tempfile::Builder::new().prefix("dsh-escape-daemon-").tempdir().unwrap();
         let mut config = DaemonConfig::new(dir.path().join("state"));
+        config.net = net;
         config.listen = "127.0.0.1:0".parse().unwrap();
         config.init_binary = Some(PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init")));
         config.envd_binary = Some(envd_binary());
@@ -292,7 +297,9 @@ async fn the_api_key_and_another_sandboxs_token_are_out_of_reach() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_symlink_left_in_var_does_not_make_the_daemon_chown_a_host_path() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let h = Harness::start(Duration::from_secs(3)).await;
+    // The address file in /var exists only on the host's network (where envd picks a
+    // free port and says which); that is where the daemon touches the sandbox's /var.
+    let h = Harness::start_with(Duration::from_secs(3), dsh_sandboxd::Net::Host).await;
     let target = HostPath::dir(h.dir.path().join("host-dir"));
     std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let owner = |path: &Path| {
