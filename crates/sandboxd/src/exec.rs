@@ -29,6 +29,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         Step::SetUmask { mask } => sys.umask(*mask),
         Step::CreateUserNamespace { ids } => sys.create_user_namespace(*ids),
         Step::Unshare { namespaces } => sys.unshare(*namespaces),
+        Step::JoinNetworkNamespace { path } => sys.join_network_namespace(path),
         Step::MakeMountsPrivate => {
             sys.mount(None, Path::new("/"), None, MountFlags::REC | MountFlags::PRIVATE, None)
         }

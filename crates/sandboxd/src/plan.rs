@@ -72,6 +72,10 @@ pub enum Step {
     Unshare {
         namespaces: Namespaces,
     },
+    /// Joins the network namespace pinned at `path` (`setns`).
+    JoinNetworkNamespace {
+        path: PathBuf,
+    },
     /// `mount --make-rprivate /` in the new mount namespace.
     MakeMountsPrivate,
     SetHostname {
@@ -186,6 +190,9 @@ impl fmt::Display for Step {
                 u64::from(ids.host_base) + u64::from(IdRange::SIZE) - 1
             ),
             Step::Unshare { namespaces } => write!(f, "unshare {namespaces}"),
+            Step::JoinNetworkNamespace { path } => {
+                write!(f, "join the network namespace pinned at {}", path.display())
+            }
             Step::MakeMountsPrivate => f.write_str("make all mounts private"),
             Step::SetHostname { name } => write!(f, "sethostname {name}"),
             Step::LoopbackUp => f.write_str("bring lo up"),
@@ -293,12 +300,15 @@ pub fn build_with_cgroup(
                 mount: true,
                 uts: true,
                 ipc: true,
-                net: spec.net.is_own_namespace(),
+                net: spec.net.is_own_namespace() && spec.netns.is_none(),
             },
         },
         Step::MakeMountsPrivate,
         Step::SetHostname { name: spec.id.clone() },
     ]);
+    if let (true, Some(path)) = (spec.net.is_own_namespace(), &spec.netns) {
+        steps.push(Step::JoinNetworkNamespace { path: path.clone() });
+    }
     if spec.net.is_own_namespace() {
         steps.push(Step::LoopbackUp);
     }

@@ -22,6 +22,10 @@ pub struct SandboxSpec {
     pub state_dir: PathBuf,
     pub template: Template,
     pub net: Net,
+    /// A network namespace pinned to this file (made by the caller, e.g. so a network
+    /// stack can attach to it while the sandbox is set up) for the sandbox to join
+    /// instead of making one; only with a network of its own.
+    pub netns: Option<PathBuf>,
     pub limits: Limits,
     pub isolation: Isolation,
     /// cgroup limits (memory, pids, CPU); applied by the launcher when it is given a
@@ -245,6 +249,7 @@ impl SandboxSpec {
             state_dir: state_dir.into(),
             template,
             net: Net::Host,
+            netns: None,
             limits: Limits::default(),
             isolation: Isolation::Strict { ids: IdRange::from_id(&id_for_ids) },
             resources: Resources::default(),

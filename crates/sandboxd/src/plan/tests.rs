@@ -55,6 +55,7 @@ fn render(steps: &[Step]) -> String {
         let line = match step {
             Step::SetUmask { mask } => format!("umask {mask:03o}"),
             Step::CreateUserNamespace { ids } => format!("userns 0-65535 = {}+", ids.host_base),
+            Step::JoinNetworkNamespace { path } => format!("join netns {}", path.display()),
             Step::Unshare { namespaces } => format!("unshare {namespaces}"),
             Step::MakeMountsPrivate => "make-rprivate /".into(),
             Step::SetHostname { name } => format!("hostname {name}"),
@@ -152,6 +153,7 @@ fn render_calls(calls: &[Call]) -> String {
                 format!("setrlimit({resource}, {soft}, {hard})")
             }
             Call::CreateUserNamespace(ids) => format!("userns({})", ids.host_base),
+            Call::JoinNetworkNamespace(path) => format!("setns_net({})", path.display()),
             Call::RemoveFile(path) => format!("unlink({})", path.display()),
             Call::MountIdmapped { source, target } => {
                 format!("idmapped_mount({}, {})", source.display(), target.display())

@@ -126,6 +126,20 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     if let Ok(filter) = std::env::var("DSH_SANDBOXD_ENVD_LOG") {
         payload = payload.env("RUST_LOG", filter);
     }
+    let mut spec = spec;
+    let attached = if spec.net == Net::Private {
+        let dir = shared.config.state_dir.join(NETNS_DIR);
+        let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
+        let attached = tokio::task::spawn_blocking(move || {
+            crate::server::network::Attached::start(&dir, &id, &egress)
+        })
+        .await
+        .context("the network task panicked")??;
+        spec.netns = Some(shared.config.state_dir.join(NETNS_DIR).join(&record.sandbox_id));
+        Some(attached)
+    } else {
+        None
+    };
     let launcher = shared.launcher.clone();
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
@@ -144,15 +158,16 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // From here on the process must not leak: hand it to the slot at once, so that any
     // failure path (and kill) can stop it.
     slot.lock().process = Some(process);
-    // The private network comes up while envd starts.
+    // The network comes up while the sandbox is set up: its namespace is made and
+    // pinned first, for the sandbox's init to join.
     let network = async {
         if spec.net != Net::Private {
             return anyhow::Ok(None);
         }
-        let dir = shared.config.state_dir.join(NETNS_DIR);
-        let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
+        let Some(mut attached) = attached else { return Ok(None) };
         let attached = tokio::task::spawn_blocking(move || {
-            crate::server::network::Attached::attach(&dir, &id, pid, &egress)
+            attached.wait_ready()?;
+            anyhow::Ok(attached)
         })
         .await
         .context("the network task panicked")??;

@@ -1,14 +1,13 @@
 //! A sandbox's private network (`net = "private"`), host side.
 //!
-//! The sandbox's init makes its network namespace (owned by the host's user namespace, so
-//! nothing inside may change it). Once the sandbox runs, the daemon
-//! 1. pins that namespace to a file (`<netns dir>/<id>`, a bind mount of
-//!    `/proc/<init>/ns/net`): pasta attaches to namespaces by path, and exits by itself
-//!    when the file goes;
+//! The daemon makes the sandbox's network namespace (owned by the host's user namespace,
+//! so nothing inside may change it) before the sandbox is set up, and
+//! 1. pins it to a file (`<netns dir>/<id>`), which the sandbox's init joins: pasta
+//!    attaches to namespaces by path, and exits by itself when the file goes;
 //! 2. loads the egress rules into it (nftables, `nft -f -` run in the namespace): the
 //!    host's own addresses and pasta's gateway are always refused, the LAN's private
 //!    ranges unless allowed, then E2B's `allowOut` (first: allow wins) and `denyOut`;
-//! 3. starts pasta on it: an interface with [`private_net`]'s address, a default route
+//! 3. starts pasta on it (2 and 3 at once, while the sandbox is set up): an interface with [`private_net`]'s address, a default route
 //!    through pasta to the host's network, a DNS forwarder, no port of the host mapped in
 //!    and none of the sandbox's mapped out (inbound goes through the daemon's proxy).
 
@@ -190,6 +189,8 @@ pub struct Attached {
     pin: PathBuf,
     /// pasta's pid file.
     pid_file: PathBuf,
+    /// The rules and pasta being set up, until [`Attached::wait_ready`].
+    setting_up: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
 }
 
 /// Programs the private network needs on the host.
@@ -212,84 +213,121 @@ pub fn check_tools() -> anyhow::Result<()> {
 }
 
 impl Attached {
-    /// Pins the namespace of the init `pid` under `dir`, loads `egress` and starts pasta.
-    /// Blocking (tens of milliseconds).
-    pub fn attach(dir: &Path, id: &str, pid: u32, egress: &Egress) -> anyhow::Result<Attached> {
+    /// Makes a network namespace for sandbox `id`, pinned under `dir` (the sandbox's init
+    /// joins it), and starts loading `egress` and attaching pasta in the background, so
+    /// that the network comes up while the sandbox is set up. [`Attached::wait_ready`]
+    /// waits for both. Nothing of the sandbox runs before its create returns, which
+    /// waits, so the rules need not be in place before pasta's route is.
+    pub fn start(dir: &Path, id: &str, egress: &Egress) -> anyhow::Result<Attached> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let attached =
-            Attached { pin: dir.join(id), pid_file: dir.join(format!("{id}.pasta.pid")) };
+        let mut attached = Attached {
+            pin: dir.join(id),
+            pid_file: dir.join(format!("{id}.pasta.pid")),
+            setting_up: None,
+        };
         // A leftover of a daemon that died is replaced.
         attached.detach();
         std::fs::File::create(&attached.pin)
             .with_context(|| format!("creating {}", attached.pin.display()))?;
-        bind(&format!("/proc/{pid}/ns/net"), &attached.pin)
-            .with_context(|| format!("pinning the network namespace of {pid}"))?;
-        // On failure, dropping `attached` unpins the namespace and stops pasta.
-        attached.load(egress)?;
-        attached.start_pasta()?;
+        let pin = attached.pin.clone();
+        std::thread::Builder::new()
+            .name("dsh-netns-new".into())
+            .spawn(move || new_namespace_pinned_at(&pin))
+            .context("starting a thread")?
+            .join()
+            .map_err(|_| anyhow::anyhow!("the namespace thread panicked"))?
+            .context("making the sandbox's network namespace")?;
+        let (pin, pid_file, egress) =
+            (attached.pin.clone(), attached.pid_file.clone(), egress.clone());
+        attached.setting_up = Some(
+            std::thread::Builder::new()
+                .name("dsh-netns-up".into())
+                .spawn(move || {
+                    std::thread::scope(|scope| {
+                        let loading = scope.spawn(|| load(&pin, &egress));
+                        let started = start_pasta(&pin, &pid_file);
+                        let loaded = loading
+                            .join()
+                            .unwrap_or_else(|_| Err(anyhow::anyhow!("the nft thread panicked")));
+                        loaded.and(started)
+                    })
+                })
+                .context("starting a thread")?,
+        );
         Ok(attached)
+    }
+
+    /// Waits until the rules are loaded and pasta is up.
+    pub fn wait_ready(&mut self) -> anyhow::Result<()> {
+        match self.setting_up.take() {
+            Some(thread) => {
+                thread.join().map_err(|_| anyhow::anyhow!("the network thread panicked"))?
+            }
+            None => Ok(()),
+        }
     }
 
     /// Replaces the egress rules.
     pub fn load(&self, egress: &Egress) -> anyhow::Result<()> {
-        let rules = ruleset(egress, &host_addresses()).map_err(anyhow::Error::msg)?;
-        let namespace = std::fs::File::open(&self.pin).context("opening the pinned namespace")?;
-        let fd = namespace.as_raw_fd();
-        let mut command = Command::new(NFT);
-        command
-            .args(["-f", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        // SAFETY: setns is async-signal-safe; it moves only the forked child.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::setns(fd, libc::CLONE_NEWNET) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let mut child = command.spawn().context("running nft")?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(rules.as_bytes()).context("writing the ruleset to nft")?;
-        }
-        let output = wait_with_timeout(child, Duration::from_secs(10))?;
-        if !output.status.success() {
-            bail!(
-                "nft refused the egress rules: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        Ok(())
+        load(&self.pin, egress)
     }
+}
 
-    fn start_pasta(&self) -> anyhow::Result<()> {
-        let prefix = private_net::PREFIX.to_string();
-        let mut command = Command::new(PASTA);
-        command
-            .args(["--config-net", "--netns"])
-            .arg(&self.pin)
-            // As root: pasta drops to nobody by default and then cannot join a namespace
-            // of the host's user namespace.
-            .args(["--runas", "0", "-q", "-4", "-P"])
-            .arg(&self.pid_file)
-            .args(["-I", private_net::INTERFACE, "-a", private_net::ADDRESS, "-n", &prefix])
-            .args(["-g", private_net::GATEWAY, "--dns-forward", private_net::DNS])
-            // Nothing of the host mapped in, nothing of the sandbox mapped out.
-            .args(["-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        // pasta forks into the background once the namespace's interface is set up.
-        let child = command.spawn().context("starting pasta")?;
-        let output = wait_with_timeout(child, Duration::from_secs(10))?;
-        if !output.status.success() {
-            bail!("pasta failed: {}", String::from_utf8_lossy(&output.stderr).trim());
-        }
-        Ok(())
+/// Loads `egress` into the namespace pinned at `pin`.
+fn load(pin: &Path, egress: &Egress) -> anyhow::Result<()> {
+    let rules = ruleset(egress, &host_addresses()).map_err(anyhow::Error::msg)?;
+    let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
+    let fd = namespace.as_raw_fd();
+    let mut command = Command::new(NFT);
+    command.args(["-f", "-"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
+    // SAFETY: setns is async-signal-safe; it moves only the forked child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setns(fd, libc::CLONE_NEWNET) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
+    let mut child = command.spawn().context("running nft")?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(rules.as_bytes()).context("writing the ruleset to nft")?;
+    }
+    let output = wait_with_timeout(child, Duration::from_secs(10))?;
+    if !output.status.success() {
+        bail!("nft refused the egress rules: {}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    Ok(())
+}
 
+/// Attaches pasta to the namespace pinned at `pin`; returns once its interface is up.
+fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
+    let prefix = private_net::PREFIX.to_string();
+    let mut command = Command::new(PASTA);
+    command
+        .args(["--config-net", "--netns"])
+        .arg(pin)
+        // As root: pasta drops to nobody by default and then cannot join a namespace
+        // of the host's user namespace.
+        .args(["--runas", "0", "-q", "-4", "-P"])
+        .arg(pid_file)
+        .args(["-I", private_net::INTERFACE, "-a", private_net::ADDRESS, "-n", &prefix])
+        .args(["-g", private_net::GATEWAY, "--dns-forward", private_net::DNS])
+        // Nothing of the host mapped in, nothing of the sandbox mapped out.
+        .args(["-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // pasta forks into the background once the namespace's interface is set up.
+    let child = command.spawn().context("starting pasta")?;
+    let output = wait_with_timeout(child, Duration::from_secs(10))?;
+    if !output.status.success() {
+        bail!("pasta failed: {}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    Ok(())
+}
+
+impl Attached {
     /// Unpins the namespace (pasta exits when its file goes) and stops pasta.
     pub fn detach(&self) {
         if let Ok(pin) = std::ffi::CString::new(self.pin.as_os_str().as_encoded_bytes()) {
@@ -317,7 +355,21 @@ impl Drop for Attached {
 
 /// Removes what a daemon that died left of sandbox `id`'s network under `dir`.
 pub fn clean_up(dir: &Path, id: &str) {
-    drop(Attached { pin: dir.join(id), pid_file: dir.join(format!("{id}.pasta.pid")) });
+    drop(Attached {
+        pin: dir.join(id),
+        pid_file: dir.join(format!("{id}.pasta.pid")),
+        setting_up: None,
+    });
+}
+
+/// Runs on a thread of its own, which ends right after: makes a network namespace for
+/// itself (a thread may, unlike for user or mount namespaces) and pins it to `pin`.
+fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<()> {
+    // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which exits afterwards.
+    if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    bind("/proc/thread-self/ns/net", pin)
 }
 
 fn bind(source: &str, target: &Path) -> std::io::Result<()> {

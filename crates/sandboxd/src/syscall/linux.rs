@@ -163,6 +163,12 @@ impl Syscall for LinuxSyscall {
         check(unsafe { libc::unshare(namespaces.clone_flags()) })
     }
 
+    fn join_network_namespace(&self, path: &Path) -> io::Result<()> {
+        let namespace = fs::File::open(path)?;
+        // SAFETY: setns with a descriptor we just opened; the init is single-threaded.
+        check(unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) })
+    }
+
     fn mount(
         &self,
         source: Option<&Path>,

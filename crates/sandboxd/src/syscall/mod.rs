@@ -20,6 +20,8 @@ pub use recording::{Call, RecordingSyscall};
 pub trait Syscall {
     fn umask(&self, mask: u32) -> io::Result<()>;
     fn unshare(&self, namespaces: Namespaces) -> io::Result<()>;
+    /// Enters the network namespace pinned at `path`.
+    fn join_network_namespace(&self, path: &Path) -> io::Result<()>;
     fn mount(
         &self,
         source: Option<&Path>,

@@ -64,6 +64,7 @@ pub enum Call {
         hard: u64,
     },
     CreateUserNamespace(IdRange),
+    JoinNetworkNamespace(PathBuf),
     RemoveFile(PathBuf),
     MountIdmapped {
         source: PathBuf,
@@ -207,6 +208,10 @@ impl Syscall for RecordingSyscall {
             .get(path)
             .cloned()
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+    }
+
+    fn join_network_namespace(&self, path: &Path) -> io::Result<()> {
+        self.record(Call::JoinNetworkNamespace(path.to_owned()))
     }
 
     fn is_directory(&self, path: &Path) -> bool {
