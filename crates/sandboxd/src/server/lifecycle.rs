@@ -342,6 +342,7 @@ pub async fn stop(slot: &Slot) {
     let (process, network) = {
         let mut inner = slot.lock();
         inner.envd = None;
+        inner.idle.clear();
         (inner.process.take(), inner.network.take())
     };
     // Unpinned (and pasta stopped) once the sandbox is gone, whatever happens below.

@@ -166,7 +166,13 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
     if let Some(path) = parts.uri.path_and_query().cloned() {
         parts.uri = path.into();
     }
-    match send(&to, Request::from_parts(parts, body)).await {
+    let request = Request::from_parts(parts, body);
+    let sent = match client_upgrade {
+        // An upgraded connection is the client's alone: a fresh one, never pooled.
+        Some(_) => send(&to, request).await,
+        None => send_pooled(&slot, &to, request).await,
+    };
+    match sent {
         Ok(mut response) => {
             let upgraded = response.status() == StatusCode::SWITCHING_PROTOCOLS;
             if let (true, Some(client)) = (upgraded, client_upgrade) {
@@ -230,17 +236,82 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let stream = to.reach.connect(to.port).await?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(async move {
-        if let Err(e) = conn.with_upgrades().await {
-            tracing::debug!(error = %e, "envd connection ended with an error");
-        }
-    });
+    let mut sender = connect(to).await?;
     Ok(sender.send_request(request).await?)
 }
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Idle connections kept per sandbox port.
+const IDLE_PER_PORT: usize = 8;
+
+/// Like [`send`], over a kept-alive connection to the port when one is idle: making a
+/// connection in a sandbox's namespace costs a thread and a handshake, which would
+/// otherwise bound small requests through the proxy to a few thousand a second. A kept
+/// connection the sandbox closed meanwhile gives its request back, which then goes out
+/// on a fresh one.
+async fn send_pooled(
+    slot: &super::registry::Slot,
+    to: &Port,
+    request: Request<Body>,
+) -> Result<Response<Incoming>, BoxError> {
+    let idle = {
+        let mut inner = slot.lock();
+        let idle = inner.idle.entry(to.port).or_default();
+        idle.retain(|sender| !sender.is_closed());
+        // Ready means the previous response's body was read to its end; the others stay
+        // (dropping one would end its response still streaming).
+        idle.iter().rposition(|sender| sender.is_ready()).map(|at| idle.remove(at))
+    };
+    let request = match idle {
+        Some(mut sender) => match sender.try_send_request(request).await {
+            Ok(response) => {
+                keep(slot, to.port, sender);
+                return Ok(response);
+            }
+            Err(mut failed) => match failed.take_message() {
+                Some(request) => request,
+                None => return Err(failed.into_error().into()),
+            },
+        },
+        None => request,
+    };
+    let mut sender = connect(to).await?;
+    let response = sender.send_request(request).await?;
+    keep(slot, to.port, sender);
+    Ok(response)
+}
+
+fn keep(
+    slot: &super::registry::Slot,
+    port: u16,
+    sender: hyper::client::conn::http1::SendRequest<Body>,
+) {
+    let mut inner = slot.lock();
+    if inner.envd.is_none() {
+        return; // stopped meanwhile
+    }
+    let idle = inner.idle.entry(port).or_default();
+    if idle.len() < IDLE_PER_PORT {
+        idle.push(sender);
+    }
+}
+
+async fn connect<B>(to: &Port) -> Result<hyper::client::conn::http1::SendRequest<B>, BoxError>
+where
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let stream = to.reach.connect(to.port).await?;
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.with_upgrades().await {
+            tracing::debug!(error = %e, "a sandbox connection ended with an error");
+        }
+    });
+    Ok(sender)
+}
 
 /// Removes hop-by-hop headers; an upgrade keeps `Connection` and `Upgrade`, which are how
 /// both ends agree on it.

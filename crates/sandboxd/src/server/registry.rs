@@ -98,6 +98,12 @@ pub struct Inner {
     pub pooled: bool,
     /// Its private network, while it runs.
     pub network: Option<super::network::Attached>,
+    /// Kept-alive connections to its ports (see `proxy::send_pooled`), dropped when it
+    /// stops.
+    pub idle: std::collections::HashMap<
+        u16,
+        Vec<hyper::client::conn::http1::SendRequest<axum::body::Body>>,
+    >,
 }
 
 impl Slot {
@@ -112,6 +118,7 @@ impl Slot {
                 gone: false,
                 pooled: false,
                 network: None,
+                idle: Default::default(),
             }),
         }
     }
