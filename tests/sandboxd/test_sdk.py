@@ -232,3 +232,47 @@ def test_a_sandbox_that_dies_becomes_paused(daemon: Daemon):
         assert again.files.read("/home/user/before-crash") == "kept"
     finally:
         Sandbox.kill(sbx.sandbox_id)
+
+
+def test_get_host_reaches_a_server_in_the_sandbox_through_the_daemon(daemon: Daemon):
+    """Ports are served at the daemon's address in the SDK's own forms: the Host name
+    `get_host(port)` gives, or E2B's routing headers; the sandbox's port is not the host's."""
+    import httpx
+
+    sbx = Sandbox.create(network={"allow_public_traffic": False})
+    try:
+        sbx.files.write("/home/user/www/index.html", "hello through the daemon\n")
+        sbx.commands.run("cd /home/user/www && python3 -m http.server 8000 --bind 127.0.0.1", background=True)
+        host = sbx.get_host(8000)
+        assert host == f"8000-{sbx.sandbox_id}.localhost"
+        token = sbx.traffic_access_token
+        assert token is not None and len(token) == 64
+        with httpx.Client() as client:
+            headers = {"Host": host, "e2b-traffic-access-token": token}
+            deadline = time.monotonic() + 15
+            while True:
+                response = client.get(f"{daemon.url}/index.html", headers=headers)
+                if response.status_code == 200 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            assert (response.status_code, response.text) == (200, "hello through the daemon\n")
+            by_header = client.get(
+                f"{daemon.url}/index.html",
+                headers={"E2b-Sandbox-Id": sbx.sandbox_id, "E2b-Sandbox-Port": "8000", "e2b-traffic-access-token": token},
+            )
+            assert by_header.text == "hello through the daemon\n"
+            # Without the traffic token: 403; a port nobody listens on: E2B's 502.
+            assert client.get(f"{daemon.url}/index.html", headers={"Host": host}).status_code == 403
+            closed = client.get(f"{daemon.url}/", headers={"Host": f"8001-{sbx.sandbox_id}.localhost", "e2b-traffic-access-token": token})
+            assert closed.status_code == 502
+            assert closed.json() == {
+                "code": 502,
+                "message": "The sandbox is running but port is not open",
+                "sandboxId": sbx.sandbox_id,
+                "port": 8001,
+            }
+            # The sandbox's port is not a port of the host.
+            with pytest.raises(httpx.ConnectError):
+                client.get("http://127.0.0.1:8000/index.html")
+    finally:
+        assert sbx.kill() is True

@@ -57,9 +57,8 @@ async fn every_port_of_a_sandbox_is_reached_through_the_daemon() {
     let dir = tempfile::Builder::new().prefix("dsh-sandboxd-ports-").tempdir().unwrap();
     let state = dir.path().join("state");
     let _guard = KillOnDrop(state.clone());
-    let mut settings = config(&state);
-    settings.net = dsh_sandboxd::Net::None;
-    let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
+    // The default: private networks.
+    let daemon = dsh_sandboxd::Daemon::start(config(&state)).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
 
     // Two sandboxes serve on the same port, each its own files.
