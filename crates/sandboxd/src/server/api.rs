@@ -69,6 +69,24 @@ async fn fallback(State(shared): S, request: Request) -> Response {
         let id = proxy::signed_files_target(&shared, request.method(), request.uri())?;
         Some(proxy::Target { id, port: proxy::ENVD_PORT })
     }) {
+        // A paused sandbox created with autoResume wakes on traffic, as on E2B.
+        let asleep = shared.slot(&target.id).is_some_and(|slot| {
+            let inner = slot.lock();
+            inner.record.phase == Phase::Paused && inner.record.auto_resume && !inner.gone
+        });
+        if asleep {
+            let resumed = resume_or_extend(
+                shared.clone(),
+                target.id.clone(),
+                DEFAULT_TIMEOUT_SECS,
+                None,
+                true,
+            )
+            .await;
+            if let Err(e) = resumed {
+                tracing::warn!(sandbox = %target.id, error = %e.message, "auto-resume failed");
+            }
+        }
         return proxy::forward(&shared, &target, request).await;
     }
     if request.uri().path() == "/health" {
@@ -236,6 +254,13 @@ struct CreateBody {
     /// Snake case on E2B's wire too.
     #[serde(rename = "allow_internet_access")]
     allow_internet_access: Option<bool>,
+    auto_resume: Option<AutoResume>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct AutoResume {
+    #[serde(default)]
+    enabled: bool,
 }
 
 /// The parts of E2B's `network` the daemon acts on.
@@ -292,6 +317,7 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         metadata: body.metadata.unwrap_or_default(),
         env_vars: body.env_vars.unwrap_or_default(),
         auto_pause: body.auto_pause.unwrap_or(false),
+        auto_resume: body.auto_resume.is_some_and(|auto| auto.enabled),
         started_at_ms: now,
         end_at_ms: now + timeout * 1000,
         phase: Phase::Creating,

@@ -308,6 +308,10 @@ impl Daemon {
         if !envd_binary.is_file() {
             bail!("dsh-envd not found at {}", envd_binary.display());
         }
+        // Sandboxes are started from other directories: a relative path must not reach
+        // the first create as one.
+        let envd_binary = std::fs::canonicalize(&envd_binary)
+            .with_context(|| format!("resolving {}", envd_binary.display()))?;
         let store = Store::open(&state_dir)?;
         let host = HostInfo::probe(&state_dir);
         let shared = Arc::new(Shared {

@@ -43,6 +43,9 @@ pub struct Record {
     pub env_vars: BTreeMap<String, String>,
     #[serde(default)]
     pub auto_pause: bool,
+    /// `autoResume.enabled`: traffic to a paused sandbox resumes it first.
+    #[serde(default)]
+    pub auto_resume: bool,
     /// Unix milliseconds.
     pub started_at_ms: u64,
     /// Unix milliseconds: when the sandbox times out (killed, or paused with autoPause).
@@ -295,6 +298,7 @@ mod tests {
             metadata: BTreeMap::from([("k".into(), "v".into())]),
             env_vars: BTreeMap::new(),
             auto_pause: false,
+            auto_resume: false,
             started_at_ms: 1,
             end_at_ms: 2,
             phase: Phase::Running,

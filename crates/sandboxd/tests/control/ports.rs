@@ -166,3 +166,30 @@ async fn every_port_of_a_sandbox_is_reached_through_the_daemon() {
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     daemon.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traffic_to_a_paused_sandbox_with_auto_resume_wakes_it() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-resume-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let daemon = dsh_sandboxd::Daemon::start(config(&state)).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+    let waking = c.create(json!({"templateID": "base", "autoResume": {"enabled": true}})).await;
+    let sleeping = c.create(json!({"templateID": "base"})).await;
+    for sandbox in [&waking, &sleeping] {
+        c.write_file(sandbox, "/home/user/kept.txt", "kept").await;
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        let paused = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
+        assert_eq!(paused.status, StatusCode::NO_CONTENT);
+    }
+    // Any request to the sandbox resumes it first; its files are back.
+    assert_eq!(c.read_file(&waking, "/home/user/kept.txt").await, (StatusCode::OK, "kept".into()));
+    let id = waking["sandboxID"].as_str().unwrap();
+    let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(detail.body["state"], "running");
+    // Without autoResume it stays paused and says so.
+    let (status, body) = c.read_file(&sleeping, "/home/user/kept.txt").await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+    assert!(body.contains("is paused"), "{body}");
+    daemon.shutdown().await.unwrap();
+}
