@@ -61,7 +61,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// Everything that is not a control-plane route: envd traffic for a sandbox, the
 /// daemon's own health check, or 404.
 async fn fallback(State(shared): S, request: Request) -> Response {
-    let target = match proxy::target(request.headers()) {
+    let target = match proxy::target(request.headers(), request.uri()) {
         Ok(target) => target,
         Err(message) => return ApiError::bad_request(message).response(),
     };

@@ -51,7 +51,7 @@ pub const TRAFFIC_TOKEN_HEADER: &str = "e2b-traffic-access-token";
 /// The sandbox port a request is addressed to, if any: the `E2b-Sandbox-Id` header (with
 /// `E2b-Sandbox-Port`, default envd's), or a Host `<port>-<id>.<domain>`. A port header
 /// that is not a port 1-65535 is an error.
-pub fn target(headers: &HeaderMap) -> Result<Option<Target>, String> {
+pub fn target(headers: &HeaderMap, uri: &Uri) -> Result<Option<Target>, String> {
     if let Some(id) = headers.get(SANDBOX_ID_HEADER).and_then(|v| v.to_str().ok()) {
         let id = id.trim();
         if !id.is_empty() {
@@ -64,7 +64,9 @@ pub fn target(headers: &HeaderMap) -> Result<Option<Target>, String> {
             return Ok(Some(Target { id: id.to_owned(), port }));
         }
     }
-    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+    // HTTP/2 names the host in the request's authority, HTTP/1.1 in the Host header.
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let Some(host) = host.or_else(|| uri.authority().map(|a| a.as_str())) else {
         return Ok(None);
     };
     let Some((label, _domain)) = host.split_once('.') else { return Ok(None) };
@@ -163,6 +165,14 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
         .then(|| parts.extensions.remove::<hyper::upgrade::OnUpgrade>())
         .flatten();
     strip_hop_by_hop(&mut parts.headers, client_upgrade.is_some());
+    // The sandbox side is HTTP/1.1 whatever the client spoke, with the Host header an
+    // HTTP/2 client put in the authority.
+    if !parts.headers.contains_key(header::HOST)
+        && let Some(authority) = parts.uri.authority().and_then(|a| a.as_str().parse().ok())
+    {
+        parts.headers.insert(header::HOST, authority);
+    }
+    parts.version = axum::http::Version::HTTP_11;
     if let Some(path) = parts.uri.path_and_query().cloned() {
         parts.uri = path.into();
     }
@@ -363,6 +373,7 @@ mod tests {
     #[test]
     fn finds_the_sandbox_port_from_the_headers_or_the_host() {
         let at = |id: &str, port| Ok(Some(Target { id: id.into(), port }));
+        let target = |headers: &HeaderMap| super::target(headers, &Uri::from_static("/"));
         assert_eq!(target(&headers(&[("E2b-Sandbox-Id", "abc")])), at("abc", 49983));
         assert_eq!(
             target(&headers(&[("E2b-Sandbox-Id", "abc"), ("E2b-Sandbox-Port", "8000")])),
@@ -374,6 +385,8 @@ mod tests {
         assert_eq!(target(&headers(&[("host", "0-abc.localhost")])), Ok(None));
         assert_eq!(target(&headers(&[("host", "localhost:3000")])), Ok(None));
         assert_eq!(target(&headers(&[])), Ok(None));
+        let h2 = Uri::from_static("http://8080-abc.localhost:3000/x");
+        assert_eq!(super::target(&HeaderMap::new(), &h2), at("abc", 8080));
         for bad in ["0", "65536", "http", "-1"] {
             let err = target(&headers(&[("E2b-Sandbox-Id", "abc"), ("E2b-Sandbox-Port", bad)]));
             assert_eq!(err, Err(format!("e2b-sandbox-port must be a port 1-65535, not {bad:?}")));

@@ -81,6 +81,26 @@ async fn every_port_of_a_sandbox_is_reached_through_the_daemon() {
     .await;
     assert_eq!(get(&c, a_id, "8000", &[]).await, (StatusCode::OK, "served by a".into()));
     assert_eq!(get(&c, b_id, "8000", &auth).await, (StatusCode::OK, "served by b".into()));
+    // HTTP/2 (cleartext, prior knowledge) too: the host form in the authority (the name
+    // resolved to the daemon by the client, so no DNS entry is needed), or the headers.
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .resolve(&format!("8000-{a_id}.localhost"), daemon.addr())
+        .build()
+        .unwrap();
+    let url = format!("http://8000-{a_id}.localhost:{}/index.txt", daemon.addr().port());
+    let by_name = h2.get(&url).send().await.unwrap();
+    let response = (by_name.version(), by_name.status());
+    assert_eq!(response, (reqwest::Version::HTTP_2, StatusCode::OK));
+    let over_h2 = h2
+        .get(format!("{}/index.txt", c.base))
+        .header("E2b-Sandbox-Id", a_id)
+        .header("E2b-Sandbox-Port", "8000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(over_h2.version(), reqwest::Version::HTTP_2);
+    assert_eq!(over_h2.text().await.unwrap(), "served by a");
     // The Host form routes too.
     let by_host = c
         .http
