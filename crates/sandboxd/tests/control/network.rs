@@ -173,6 +173,22 @@ async fn a_private_network_reaches_the_internet_but_never_the_host() {
     let (out, _) = c.run(&open, "nft flush ruleset 2>&1; echo status=$?").await;
     assert!(out.ends_with("status=1\n"), "{out}");
 
+    // A sandbox flooding its egress (3 s of UDP as fast as it can, bounded) leaves the
+    // daemon and its neighbours working: they still answer and reach the internet.
+    let flood = "import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\nend = time.time() + 3\nwhile time.time() < end:\n    try:\n        s.sendto(b'x' * 1400, ('198.51.100.2', 9))\n    except OSError:\n        pass\n";
+    c.write_file(&open, "/tmp/flood.py", flood).await;
+    let (_, code) = c.run(&open, "python3 /tmp/flood.py >/dev/null 2>&1 &").await;
+    assert_eq!(code, 0);
+    let started = std::time::Instant::now();
+    let mut answered = 0;
+    while started.elapsed() < Duration::from_secs(3) {
+        assert_eq!(reach(&c, &listed, std::slice::from_ref(&web)).await, ["200"]);
+        let (out, code) = c.run(&closed, "echo alive").await;
+        assert_eq!((out.as_str(), code), ("alive\n", 0));
+        answered += 1;
+    }
+    assert!(answered >= 2, "only {answered} rounds answered during the flood");
+
     daemon.shutdown().await.unwrap();
     // No pinned namespace and no pasta left behind.
     let left: Vec<_> = std::fs::read_dir(state.join("netns")).unwrap().flatten().collect();
