@@ -551,6 +551,14 @@ fn write_v2(dir: &Path, resources: &Resources, quota_us: Option<u64>) -> Result<
 /// Makes `<own>` able to hand memory, pids and cpu to `<own>/<parent_name>` and on to the
 /// sandboxes (see [`Cgroups::probe`]); returns `<own>/<parent_name>`.
 fn prepare_v2(own: &Path, parent_name: &str) -> Result<PathBuf> {
+    // With the whole hierarchy in view (no cgroup namespace), sandboxes get a cgroup of
+    // their own at the top, as Docker's cgroupfs driver does: the root may hold processes
+    // and hand out controllers at once, so nobody's processes have to move. Inside a
+    // cgroup namespace (a container), the daemon's own cgroup is used, as below.
+    let top = v2_mount_root(own);
+    if !is_v2_child(&top) {
+        return prepare_v2_under(&top, parent_name);
+    }
     let base = v2_base(own);
     let controllers = read(&base.join("cgroup.controllers"))?;
     let unavailable = missing_controllers(&controllers, &V2_CONTROLLERS);
@@ -590,6 +598,39 @@ fn prepare_v2(own: &Path, parent_name: &str) -> Result<PathBuf> {
         enable_controllers(&parent, &to_enable)?;
     }
     Ok(parent)
+}
+
+/// `<root>/<parent_name>` with memory, pids and cpu enabled for its children; `root` may
+/// hold processes (only the real root may, besides handing out controllers).
+fn prepare_v2_under(root: &Path, parent_name: &str) -> Result<PathBuf> {
+    let offered = read(&root.join("cgroup.controllers"))?;
+    let unavailable = missing_controllers(&offered, &V2_CONTROLLERS);
+    if !unavailable.is_empty() {
+        return Err(CgroupError::MissingControllers {
+            version: Version::V2,
+            missing: unavailable,
+            hint: "the kernel does not offer them at the cgroup v2 root: check /proc/cgroups \
+                   and the kernel command line (cgroup_disable=, cgroup_no_v1=)"
+                .into(),
+        });
+    }
+    for dir in [root.to_path_buf(), root.join(parent_name)] {
+        mkdir(&dir)?;
+        let enabled = read(&dir.join("cgroup.subtree_control"))?;
+        let to_enable = missing_controllers(&enabled, &V2_CONTROLLERS);
+        if !to_enable.is_empty() {
+            enable_controllers(&dir, &to_enable)?;
+        }
+    }
+    Ok(root.join(parent_name))
+}
+
+/// The top of the cgroup v2 mount `own` is in: its last ancestor that is a cgroup.
+fn v2_mount_root(own: &Path) -> PathBuf {
+    own.ancestors()
+        .take_while(|dir| dir.join("cgroup.controllers").is_file())
+        .last()
+        .map_or_else(|| own.to_path_buf(), Path::to_path_buf)
 }
 
 /// The cgroup to work in: the own one, or its parent when this process already sits in
@@ -1379,11 +1420,13 @@ mod tests {
             return;
         }
 
+        // Its root is the real root (no cgroup namespace), so sandboxes would go right under
+        // it; on this hybrid host it offers no controllers at all, which the error says.
         let err = prepare_v2(&base, "p").unwrap_err();
-        let hint =
-            format!("enable memory, pids and cpu in {}/cgroup.subtree_control", unified.display());
-        assert!(err.to_string().starts_with("no memory, pids and cpu controllers: "), "{err}");
-        assert!(err.to_string().contains(&hint), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "no memory, pids and cpu controllers: the kernel does not offer them at the cgroup v2 root: check /proc/cgroups and the kernel command line (cgroup_disable=, cgroup_no_v1=)"
+        );
 
         let sleeper = || std::process::Command::new("sleep").arg("30").spawn().unwrap();
         cleanup.1.push(sleeper());
@@ -1408,5 +1451,33 @@ mod tests {
         assert!(!leaf.exists());
         sandbox.remove().unwrap();
         sandbox.kill_all().unwrap();
+    }
+
+    #[test]
+    fn on_a_v2_host_sandboxes_go_under_the_root_and_nobody_moves() {
+        // A fake cgroup v2 tree: the root (no cgroup.type) and a session scope with
+        // processes, as `sudo dsh tour` on a systemd desktop would see it.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("cgroup");
+        let scope = root.join("user.slice/session-2.scope");
+        std::fs::create_dir_all(&scope).unwrap();
+        let parent = root.join("dsh-sandboxes");
+        std::fs::create_dir_all(&parent).unwrap();
+        for dir in [&root, &root.join("user.slice"), &scope, &parent] {
+            std::fs::write(dir.join("cgroup.controllers"), "cpuset cpu io memory pids\n").unwrap();
+            std::fs::write(dir.join("cgroup.subtree_control"), "").unwrap();
+        }
+        for dir in [&root.join("user.slice"), &scope, &parent] {
+            std::fs::write(dir.join("cgroup.type"), "domain\n").unwrap();
+        }
+        std::fs::write(scope.join("cgroup.procs"), "1234\n5678\n").unwrap();
+        assert_eq!(super::prepare_v2(&scope, "dsh-sandboxes").unwrap(), parent);
+        for dir in [&root, &parent] {
+            let line = std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap();
+            assert_eq!(line, "+memory +pids +cpu", "{}", dir.display());
+        }
+        // The session's processes stayed where they were: no leaf was made for them.
+        assert!(!scope.join(super::DAEMON_LEAF).exists());
+        assert_eq!(std::fs::read_to_string(scope.join("cgroup.procs")).unwrap(), "1234\n5678\n");
     }
 }
