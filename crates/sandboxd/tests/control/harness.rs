@@ -99,10 +99,24 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// SIGKILLs every sandbox init recorded under `state` and waits for it to go.
+/// SIGKILLs every sandbox init recorded under `state` and waits for it to go; then
+/// removes what a dropped (not shut down) daemon leaves as a crashed one would: pinned
+/// network namespaces with their pasta, and cgroups.
 pub fn kill_all_sandboxes(state: &Path) {
     let Ok(entries) = std::fs::read_dir(state.join("sandboxes")) else { return };
-    for entry in entries.flatten() {
+    let entries: Vec<_> = entries.flatten().collect();
+    let cgroups = dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
+    let clean_up = || {
+        for entry in &entries {
+            let Some(id) = entry.file_name().to_str().map(str::to_owned) else { continue };
+            dsh_sandboxd::server::network::clean_up(&state.join("netns"), &id);
+            if let Some(cgroups) = &cgroups {
+                let _ = cgroups.open(&id).remove();
+            }
+        }
+    };
+    let _cleaned = scopeguard(clean_up);
+    for entry in &entries {
         let state = dsh_sandboxd::state::StateDir::new(entry.path());
         let Ok(Some(pid)) = state.live_init() else { continue };
         // SAFETY: plain kill(2) of the init just checked by pid and start time.
@@ -112,6 +126,17 @@ pub fn kill_all_sandboxes(state: &Path) {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+}
+
+/// Runs `f` when dropped.
+fn scopeguard<F: FnMut()>(f: F) -> impl Drop {
+    struct Guard<F: FnMut()>(F);
+    impl<F: FnMut()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            (self.0)();
+        }
+    }
+    Guard(f)
 }
 
 pub fn init_pid(state: &Path, id: &str) -> u32 {
