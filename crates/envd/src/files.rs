@@ -471,6 +471,18 @@ where
     Ok(entry)
 }
 
+/// Bytes of a refused upload read before answering.
+const DRAIN_LIMIT: usize = 1 << 20;
+
+/// Reads (and drops) what a refused upload sends, up to [`DRAIN_LIMIT`] and for at most
+/// 2 s, before answering: a client still writing a small body would otherwise have its
+/// connection closed under it and see a broken pipe instead of the answer.
+async fn drained(request: Request, response: Response) -> Response {
+    let body = axum::body::to_bytes(request.into_body(), DRAIN_LIMIT);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), body).await;
+    response
+}
+
 async fn upload(
     State(envd): State<Arc<Envd>>,
     Query(query): Query<FileQuery>,
@@ -479,21 +491,21 @@ async fn upload(
     let headers = request.headers().clone();
     let user = match prepare(&envd, &headers, &query, "write") {
         Ok(user) => user,
-        Err(response) => return response,
+        Err(response) => return drained(request, response).await,
     };
     let metadata = match metadata_from_headers(&headers) {
         Ok(metadata) => metadata,
-        Err(message) => return http_error(StatusCode::BAD_REQUEST, &message),
+        Err(message) => {
+            return drained(request, http_error(StatusCode::BAD_REQUEST, &message)).await;
+        }
     };
     let gzipped =
         match headers.get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).map(str::trim) {
             None | Some("") | Some("identity") => false,
             Some(coding) if coding.eq_ignore_ascii_case("gzip") => true,
             Some(other) => {
-                return http_error(
-                    StatusCode::BAD_REQUEST,
-                    &format!("unsupported content encoding {other:?}"),
-                );
+                let message = format!("unsupported content encoding {other:?}");
+                return drained(request, http_error(StatusCode::BAD_REQUEST, &message)).await;
             }
         };
     let (parts, body) = request.into_parts();
