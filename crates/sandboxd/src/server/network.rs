@@ -54,7 +54,7 @@ impl std::fmt::Display for Cidr {
 }
 
 impl Cidr {
-    /// `1.2.3.4` or `1.2.3.0/24`; the error says what is wrong, for a 400.
+    /// `203.0.113.4` or `203.0.113.0/24`; the error says what is wrong, for a 400.
     pub fn parse(text: &str) -> Result<Cidr, String> {
         let text = text.trim();
         if text.is_empty() {
@@ -420,13 +420,13 @@ mod tests {
 
     #[test]
     fn entries_are_addresses_or_cidrs_and_errors_say_why() {
-        assert_eq!(Cidr::parse("8.8.8.8").unwrap().to_string(), "8.8.8.8/32");
+        assert_eq!(Cidr::parse("203.0.113.8").unwrap().to_string(), "203.0.113.8/32");
         assert_eq!(Cidr::parse(" 10.1.2.3/8 ").unwrap().to_string(), "10.0.0.0/8");
         assert_eq!(Cidr::parse("0.0.0.0/0").unwrap().to_string(), "0.0.0.0/0");
         assert_eq!(Cidr::parse("").unwrap_err(), "an empty entry");
         assert_eq!(
-            Cidr::parse("1.2.3.4/33").unwrap_err(),
-            "\"1.2.3.4/33\": the prefix must be 0-32"
+            Cidr::parse("203.0.113.4/33").unwrap_err(),
+            "\"203.0.113.4/33\": the prefix must be 0-32"
         );
         assert_eq!(
             Cidr::parse("1.2.3").unwrap_err(),
@@ -436,8 +436,11 @@ mod tests {
             Cidr::parse("::1").unwrap_err(),
             "\"::1\": IPv6 is not routed in local sandboxes"
         );
-        assert!(Cidr::parse("example.com").unwrap_err().contains("domain names are not supported"));
-        let many = Egress { allow_out: vec!["1.1.1.1".into(); MAX_RULES + 1], ..Egress::default() };
+        assert!(
+            Cidr::parse("sandbox.test").unwrap_err().contains("domain names are not supported")
+        );
+        let many =
+            Egress { allow_out: vec!["203.0.113.1".into(); MAX_RULES + 1], ..Egress::default() };
         assert_eq!(many.validate().unwrap_err(), "allowOut has 1001 entries; at most 1000");
         let bad = Egress { deny_out: vec!["300.1.1.1".into()], ..Egress::default() };
         assert_eq!(

@@ -166,7 +166,7 @@ async fn every_port_of_a_sandbox_is_reached_through_the_daemon() {
     }
     // maskRequestHost: the Host the sandbox sees.
     let masked = c
-        .create(json!({"templateID": "base", "network": {"maskRequestHost": "custom-host.example.com:${PORT}"}}))
+        .create(json!({"templateID": "base", "network": {"maskRequestHost": "custom-host.test:${PORT}"}}))
         .await;
     let masked_id = masked["sandboxID"].as_str().unwrap();
     let echo_host = "import http.server as h\nclass H(h.BaseHTTPRequestHandler):\n    def do_GET(self):\n        body = self.headers[\"Host\"].encode()\n        self.send_response(200); self.end_headers(); self.wfile.write(body)\n    def log_message(self, *a): pass\nh.HTTPServer((\"127.0.0.1\", 8080), H).serve_forever()\n";
@@ -178,7 +178,7 @@ async fn every_port_of_a_sandbox_is_reached_through_the_daemon() {
     .await;
     assert_eq!(
         get(&c, masked_id, "8080", &[]).await,
-        (StatusCode::OK, "custom-host.example.com:8080".into())
+        (StatusCode::OK, "custom-host.test:8080".into())
     );
     let bad = c
         .call(Method::POST, "/sandboxes", Some(json!({"network": {"maskRequestHost": "a b"}})))
