@@ -147,16 +147,26 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
     value
 }
 
+/// E2B's egress fields, checked (the create request's and `PUT .../network`'s alike).
+fn egress(
+    allow_out: Option<Vec<String>>,
+    deny_out: Option<Vec<String>>,
+    allow_internet_access: Option<bool>,
+) -> ApiResult<Egress> {
+    let egress = Egress {
+        allow_out: allow_out.unwrap_or_default(),
+        deny_out: deny_out.unwrap_or_default(),
+        internet_denied: allow_internet_access == Some(false),
+    };
+    egress.validate().map_err(ApiError::bad_request)?;
+    Ok(egress)
+}
+
 fn network_settings(
     body: NetworkBody,
     allow_internet_access: Option<bool>,
 ) -> ApiResult<NetworkSettings> {
-    let egress = Egress {
-        allow_out: body.allow_out.unwrap_or_default(),
-        deny_out: body.deny_out.unwrap_or_default(),
-        internet_denied: allow_internet_access == Some(false),
-    };
-    egress.validate().map_err(ApiError::bad_request)?;
+    let egress = egress(body.allow_out, body.deny_out, allow_internet_access)?;
     if let Some(mask) = &body.mask_request_host
         && (mask.is_empty()
             || mask.len() > 253
@@ -521,12 +531,7 @@ async fn update_network(
     body: Bytes,
 ) -> ApiResult<StatusCode> {
     let body: NetworkUpdate = parse_body(&body)?;
-    let egress = Egress {
-        allow_out: body.allow_out.unwrap_or_default(),
-        deny_out: body.deny_out.unwrap_or_default(),
-        internet_denied: body.allow_internet_access == Some(false),
-    };
-    egress.validate().map_err(ApiError::bad_request)?;
+    let egress = egress(body.allow_out, body.deny_out, body.allow_internet_access)?;
     if shared.config.net != crate::spec::Net::Private {
         return Err(ApiError::bad_request(format!(
             "egress rules need private sandbox networks; this daemon gives sandboxes net = {:?}",
@@ -536,16 +541,25 @@ async fn update_network(
     detached(async move {
         let slot = existing(&shared, &id)?;
         let _ops = slot.ops.lock().await;
-        let applied = {
+        let pin = {
             let mut inner = slot.lock();
             if inner.gone {
                 return Err(ApiError::not_found(&id));
             }
             inner.record.network.egress = egress.clone();
-            inner.network.as_ref().map(|network| network.load(&egress))
+            inner.network.as_ref().map(|network| network.pin().to_owned())
         };
-        if let Some(Err(e)) = applied {
-            return Err(ApiError::internal(&e.context(format!("updating sandbox {id}'s rules"))));
+        // `nft` runs off the runtime, without the slot's lock (the ops lock keeps the
+        // namespace pinned meanwhile).
+        if let Some(pin) = pin {
+            let loaded = tokio::task::spawn_blocking(move || super::network::load(&pin, &egress))
+                .await
+                .map_err(|e| anyhow::anyhow!("the rules task panicked: {e}"))
+                .and_then(|loaded| loaded);
+            if let Err(e) = loaded {
+                let e = e.context(format!("updating sandbox {id}'s rules"));
+                return Err(ApiError::internal(&e));
+            }
         }
         save(&shared, &slot)?;
         Ok(StatusCode::NO_CONTENT)

@@ -135,7 +135,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         })
         .await
         .context("the network task panicked")??;
-        spec.netns = Some(shared.config.state_dir.join(NETNS_DIR).join(&record.sandbox_id));
+        spec.netns = Some(attached.pin().to_owned());
         Some(attached)
     } else {
         None
@@ -161,10 +161,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // The network comes up while the sandbox is set up: its namespace is made and
     // pinned first, for the sandbox's init to join.
     let network = async {
-        if spec.net != Net::Private {
-            return anyhow::Ok(None);
-        }
-        let Some(mut attached) = attached else { return Ok(None) };
+        let Some(mut attached) = attached else { return anyhow::Ok(None) };
         let attached = tokio::task::spawn_blocking(move || {
             attached.wait_ready()?;
             anyhow::Ok(attached)
@@ -443,9 +440,9 @@ pub fn kill_stray_init(dir: &std::path::Path) -> anyhow::Result<()> {
 /// crashed daemon left behind is killed first), files intact.
 pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> {
     let (records, orphans) = shared.store.scan().context("reading the sandbox records")?;
-    // An earlier daemon that died left its sandboxes' cgroups behind (empty once their
-    // inits are killed below).
-    let remove_cgroup = |id: &str| {
+    // An earlier daemon that died left its sandboxes' cgroups (empty once their inits are
+    // killed below) and pinned networks with their pasta behind.
+    let remove_leftovers = |id: &str| {
         if let Err(e) = shared.cgroups.open(id).remove() {
             tracing::warn!(sandbox = %id, error = %e, "removing a leftover sandbox cgroup");
         }
@@ -454,7 +451,7 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
     for name in orphans {
         tracing::warn!(sandbox = %name, "removing a sandbox directory without a record");
         destroy_dir(&name, shared.store.sandbox_dir(&name))?;
-        remove_cgroup(&name);
+        remove_leftovers(&name);
     }
     let mut kept = Vec::new();
     for mut record in records {
@@ -462,12 +459,12 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
         if record.phase == Phase::Creating {
             tracing::warn!(sandbox = %id, "removing a sandbox whose create did not complete");
             destroy_dir(&id, shared.store.sandbox_dir(&id))?;
-            remove_cgroup(&id);
+            remove_leftovers(&id);
             shared.store.remove(&id)?;
             continue;
         }
         kill_stray_init(&shared.store.sandbox_dir(&id))?;
-        remove_cgroup(&id);
+        remove_leftovers(&id);
         if record.phase != Phase::Paused {
             record.phase = Phase::Paused;
             shared.store.save(&record)?;

@@ -267,14 +267,14 @@ impl Attached {
         }
     }
 
-    /// Replaces the egress rules.
-    pub fn load(&self, egress: &Egress) -> anyhow::Result<()> {
-        load(&self.pin, egress)
+    /// The file the namespace is pinned to (see [`load`]).
+    pub fn pin(&self) -> &Path {
+        &self.pin
     }
 }
 
-/// Loads `egress` into the namespace pinned at `pin`.
-fn load(pin: &Path, egress: &Egress) -> anyhow::Result<()> {
+/// Loads `egress` into the namespace pinned at `pin`, replacing its rules. Blocking.
+pub fn load(pin: &Path, egress: &Egress) -> anyhow::Result<()> {
     let rules = ruleset(egress, &host_addresses()).map_err(anyhow::Error::msg)?;
     let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
     let fd = namespace.as_raw_fd();

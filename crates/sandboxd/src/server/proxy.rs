@@ -1,5 +1,7 @@
-//! Routing envd traffic: requests naming a sandbox (header `E2b-Sandbox-Id`, or a Host
-//! `49983-<id>.<domain>`) are forwarded to that sandbox's envd, streaming both ways.
+//! Routing traffic to sandboxes: requests naming a sandbox and a port (headers
+//! `E2b-Sandbox-Id` and `E2b-Sandbox-Port`, or a Host `<port>-<id>.<domain>`) are
+//! forwarded to that port of the sandbox — envd's (49983) or one its code listens on —
+//! streaming both ways, upgrades spliced through.
 
 use std::collections::HashMap;
 
@@ -33,7 +35,7 @@ impl std::fmt::Display for Port {
     }
 }
 
-/// envd's port in E2B; the only port the Host form routes.
+/// envd's port in E2B, and the default of `E2b-Sandbox-Port`.
 pub const ENVD_PORT: u16 = 49983;
 pub const SANDBOX_ID_HEADER: &str = "e2b-sandbox-id";
 pub const SANDBOX_PORT_HEADER: &str = "e2b-sandbox-port";
