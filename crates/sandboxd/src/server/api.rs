@@ -541,25 +541,15 @@ async fn update_network(
     detached(async move {
         let slot = existing(&shared, &id)?;
         let _ops = slot.ops.lock().await;
-        let pin = {
+        {
             let mut inner = slot.lock();
             if inner.gone {
                 return Err(ApiError::not_found(&id));
             }
             inner.record.network.egress = egress.clone();
-            inner.network.as_ref().map(|network| network.pin().to_owned())
-        };
-        // `nft` runs off the runtime, without the slot's lock (the ops lock keeps the
-        // namespace pinned meanwhile).
-        if let Some(pin) = pin {
-            let loaded = tokio::task::spawn_blocking(move || super::network::load(&pin, &egress))
-                .await
-                .map_err(|e| anyhow::anyhow!("the rules task panicked: {e}"))
-                .and_then(|loaded| loaded);
-            if let Err(e) = loaded {
-                let e = e.context(format!("updating sandbox {id}'s rules"));
-                return Err(ApiError::internal(&e));
-            }
+        }
+        if let Err(e) = lifecycle::load_egress(&slot, &egress).await {
+            return Err(ApiError::internal(&e.context(format!("updating sandbox {id}'s rules"))));
         }
         save(&shared, &slot)?;
         Ok(StatusCode::NO_CONTENT)

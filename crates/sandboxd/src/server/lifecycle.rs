@@ -207,6 +207,22 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Puts `egress` into a running sandbox's private network, if it has one: the domain
+/// filter's names at once, the nftables rules off the runtime and without the slot's
+/// lock (the caller's hold on the slot's `ops` lock keeps the namespace pinned). New
+/// connections follow them; open ones stay.
+pub async fn load_egress(slot: &Slot, egress: &super::network::Egress) -> anyhow::Result<()> {
+    let network = slot.lock().network.as_ref().map(|network| {
+        network.allow_domains(egress.domains());
+        (network.pin().to_owned(), network.divert_port())
+    });
+    let Some((pin, divert_port)) = network else { return Ok(()) };
+    let egress = egress.clone();
+    tokio::task::spawn_blocking(move || super::network::load(&pin, &egress, divert_port))
+        .await
+        .context("the rules task panicked")?
+}
+
 /// Fails early when the sandbox died before it was ready.
 fn check_alive(slot: &Slot) -> anyhow::Result<()> {
     let mut inner = slot.lock();

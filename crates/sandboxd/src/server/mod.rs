@@ -10,6 +10,7 @@
 //! /root, /var, `envd.log`).
 
 mod api;
+mod domains;
 mod lifecycle;
 pub use lifecycle::kill_stray_init;
 mod netns;

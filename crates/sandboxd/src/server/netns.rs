@@ -36,7 +36,7 @@ impl Reach {
         let stream = match self {
             Reach::Host => TcpStream::connect(addr).await?,
             Reach::Namespace(netns) => {
-                let socket = socket_in(Arc::clone(netns)).await?;
+                let socket = socket_in(Arc::clone(netns), None).await?;
                 socket.connect(addr).await?
             }
         };
@@ -45,12 +45,12 @@ impl Reach {
     }
 }
 
-/// A TCP socket made inside `netns`.
-async fn socket_in(netns: Arc<OwnedFd>) -> io::Result<TcpSocket> {
+/// A TCP socket made inside `netns`, with `mark` (`SO_MARK`) if given.
+pub async fn socket_in(netns: Arc<OwnedFd>, mark: Option<u32>) -> io::Result<TcpSocket> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
     std::thread::Builder::new().name("dsh-netns".into()).stack_size(64 * 1024).spawn(
         move || {
-            let _ = sender.send(make_socket(&netns));
+            let _ = sender.send(make_socket(&netns, mark));
         },
     )?;
     let fd = receiver.await.map_err(|_| io::Error::other("the netns thread died"))??;
@@ -60,8 +60,9 @@ async fn socket_in(netns: Arc<OwnedFd>) -> io::Result<TcpSocket> {
 
 /// Runs on a thread of its own, which ends right after: it never goes back to the host's
 /// namespace, so nothing else can run in the sandbox's by mistake.
-fn make_socket(netns: &OwnedFd) -> io::Result<OwnedFd> {
-    // SAFETY: setns and socket are plain system calls; setns affects this thread only.
+fn make_socket(netns: &OwnedFd, mark: Option<u32>) -> io::Result<OwnedFd> {
+    // SAFETY: setns, socket and setsockopt are plain system calls (setsockopt reads an
+    // int that lives across the call); setns affects this thread only.
     unsafe {
         if libc::setns(netns.as_raw_fd(), libc::CLONE_NEWNET) == -1 {
             return Err(io::Error::last_os_error());
@@ -74,6 +75,20 @@ fn make_socket(netns: &OwnedFd) -> io::Result<OwnedFd> {
         if fd == -1 {
             return Err(io::Error::last_os_error());
         }
-        Ok(OwnedFd::from_raw_fd(fd))
+        let fd = OwnedFd::from_raw_fd(fd);
+        if let Some(mark) = mark {
+            let value = libc::c_int::from_ne_bytes(mark.to_ne_bytes());
+            let set = libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_MARK,
+                (&raw const value).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+            if set == -1 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(fd)
     }
 }

@@ -23,7 +23,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
+use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Divert, Domain};
 use crate::spec::private_net;
+use crate::syscall::Syscall as _;
 
 /// Entries in `allowOut` or `denyOut` at most.
 pub const MAX_RULES: usize = 1000;
@@ -75,7 +77,7 @@ impl Cidr {
             if address.contains(':') {
                 format!("{text:?}: IPv6 is not routed in local sandboxes")
             } else if address.chars().any(|c| c.is_ascii_alphabetic()) {
-                format!("{text:?}: domain names are not supported by local sandboxes yet; use IP addresses or CIDR blocks")
+                format!("{text:?}: domain names may only be allowed (allowOut), as in E2B; denyOut takes IPv4 addresses and CIDR blocks")
             } else {
                 format!("{text:?} is not an IPv4 address or CIDR block")
             }
@@ -99,6 +101,27 @@ pub struct Egress {
     pub internet_denied: bool,
 }
 
+/// An entry of `allowOut`: an address or CIDR block, or a domain (see `domains.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed {
+    Cidr(Cidr),
+    Domain(Domain),
+}
+
+impl Allowed {
+    pub fn parse(text: &str) -> Result<Allowed, String> {
+        match Cidr::parse(text) {
+            Ok(cidr) => Ok(Allowed::Cidr(cidr)),
+            Err(_)
+                if text.bytes().any(|b| b.is_ascii_alphabetic()) && !text.contains([':', '/']) =>
+            {
+                Domain::parse(text).map(Allowed::Domain)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 impl Egress {
     /// Checks every entry; the error is for a 400.
     pub fn validate(&self) -> Result<(), String> {
@@ -106,51 +129,109 @@ impl Egress {
             if list.len() > MAX_RULES {
                 return Err(format!("{name} has {} entries; at most {MAX_RULES}", list.len()));
             }
-            for entry in list {
-                Cidr::parse(entry).map_err(|e| format!("{name}: {e}"))?;
-            }
         }
+        self.allowed()?;
+        self.denied()?;
         Ok(())
+    }
+
+    fn allowed(&self) -> Result<Vec<Allowed>, String> {
+        let parse = |entry: &String| Allowed::parse(entry).map_err(|e| format!("allowOut: {e}"));
+        self.allow_out.iter().map(parse).collect()
+    }
+
+    fn denied(&self) -> Result<Vec<Cidr>, String> {
+        let parse = |entry: &String| Cidr::parse(entry).map_err(|e| format!("denyOut: {e}"));
+        self.deny_out.iter().map(parse).collect()
+    }
+
+    /// The domains of `allowOut` (entries that do not parse are left out: a stored
+    /// record's rules were checked when they were set).
+    pub fn domains(&self) -> Vec<Domain> {
+        let allowed = self.allow_out.iter().filter_map(|entry| Allowed::parse(entry).ok());
+        allowed
+            .filter_map(|entry| match entry {
+                Allowed::Domain(domain) => Some(domain),
+                Allowed::Cidr(_) => None,
+            })
+            .collect()
     }
 }
 
 /// The nftables ruleset of a sandbox's namespace (replacing any earlier one).
-/// `host` are the host's own addresses, never reachable.
-pub fn ruleset(egress: &Egress, host: &[Ipv4Addr]) -> Result<String, String> {
-    let parse = |list: &[String]| -> Result<Vec<Cidr>, String> {
-        list.iter().map(|entry| Cidr::parse(entry)).collect()
-    };
-    let (allow, deny) = (parse(&egress.allow_out)?, parse(&egress.deny_out)?);
-    let set = |items: Vec<String>| format!("{{ {} }}", items.join(", "));
+/// `host` are the host's own addresses, never reachable. `divert_port`: where the
+/// daemon's domain filter listens on the sandbox's loopback (see `domains.rs`).
+pub fn ruleset(
+    egress: &Egress,
+    host: &[Ipv4Addr],
+    divert_port: Option<u16>,
+) -> Result<String, String> {
+    let (mut allow, mut domains) = (Vec::new(), false);
+    for entry in egress.allowed()? {
+        match entry {
+            Allowed::Cidr(cidr) => allow.push(cidr.to_string()),
+            Allowed::Domain(_) => domains = true,
+        }
+    }
+    let deny: Vec<String> = egress.denied()?.iter().map(ToString::to_string).collect();
+    let set = |items: &[String]| format!("{{ {} }}", items.join(", "));
     let mut host: Vec<String> = host.iter().map(ToString::to_string).collect();
     host.push(private_net::GATEWAY.to_owned());
+    let lan: Vec<String> = LAN.iter().map(|s| (*s).to_owned()).collect();
+    let mark = format!("{DIVERT_MARK:#x}");
     let mut out = String::new();
     out.push_str("table inet dsh\ndelete table inet dsh\ntable inet dsh {\n");
     out.push_str("  chain output {\n    type filter hook output priority filter; policy accept;\n");
     out.push_str("    oifname \"lo\" accept\n");
+    // With domains allowed, what the address rules would refuse on ports 80 and 443 goes
+    // to the domain filter instead (`chain divert` below, which runs first). The filter
+    // chain then sees the redirected address but still the original interface.
+    let refused_by_rules = !deny.is_empty() || egress.internet_denied;
+    let divert = match divert_port {
+        Some(port) if domains && refused_by_rules => Some(port),
+        _ => None,
+    };
+    if let Some(port) = divert {
+        let _ = writeln!(out, "    ct status dnat ip daddr 127.0.0.1 tcp dport {port} accept");
+    }
     let _ = writeln!(
         out,
         "    ip daddr {} meta l4proto {{ tcp, udp }} th dport 53 accept",
         private_net::DNS
     );
-    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(host));
+    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&host));
     if !allow.is_empty() {
-        let _ = writeln!(
-            out,
-            "    ip daddr {} accept",
-            set(allow.iter().map(ToString::to_string).collect())
-        );
+        let _ = writeln!(out, "    ip daddr {} accept", set(&allow));
     }
-    let lan = LAN.iter().map(|s| (*s).to_owned()).collect();
-    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(lan));
+    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&lan));
+    // The daemon's connections for allowed domains; never the host's or the LAN's.
+    let _ = writeln!(out, "    meta mark {mark} accept");
     if !deny.is_empty() {
-        let deny = deny.iter().map(ToString::to_string).collect();
-        let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(deny));
+        let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&deny));
     }
     if egress.internet_denied {
         out.push_str("    reject with icmpx admin-prohibited\n");
     }
-    out.push_str("    meta nfproto ipv6 reject with icmpx admin-prohibited\n  }\n}\n");
+    out.push_str("    meta nfproto ipv6 reject with icmpx admin-prohibited\n  }\n");
+    if let Some(port) = divert {
+        let ports = DIVERTED_PORTS.map(|p| p.to_string()).join(", ");
+        out.push_str("  chain divert {\n    type nat hook output priority -100; policy accept;\n");
+        let _ = writeln!(out, "    meta mark {mark} return");
+        out.push_str("    oifname \"lo\" return\n");
+        let _ = writeln!(out, "    ip daddr {} return", set(&host));
+        if !allow.is_empty() {
+            let _ = writeln!(out, "    ip daddr {} return", set(&allow));
+        }
+        let _ = writeln!(out, "    ip daddr {} return", set(&lan));
+        let redirect = format!("tcp dport {{ {ports} }} redirect to :{port}");
+        if egress.internet_denied {
+            let _ = writeln!(out, "    {redirect}");
+        } else {
+            let _ = writeln!(out, "    ip daddr {} {redirect}", set(&deny));
+        }
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
     Ok(out)
 }
 
@@ -191,6 +272,8 @@ pub struct Attached {
     pid_file: PathBuf,
     /// The rules and pasta being set up, until [`Attached::wait_ready`].
     setting_up: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    /// The domain filter on the sandbox's loopback (dropped, and stopped, first).
+    divert: Option<Divert>,
 }
 
 /// Programs the private network needs on the host.
@@ -218,25 +301,35 @@ impl Attached {
     /// that the network comes up while the sandbox is set up. [`Attached::wait_ready`]
     /// waits for both. Nothing of the sandbox runs before its create returns, which
     /// waits, so the rules need not be in place before pasta's route is.
+    ///
+    /// Runs on a thread of the tokio runtime's blocking pool: the domain filter is
+    /// served on that runtime.
     pub fn start(dir: &Path, id: &str, egress: &Egress) -> anyhow::Result<Attached> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut attached = Attached {
             pin: dir.join(id),
             pid_file: dir.join(format!("{id}.pasta.pid")),
             setting_up: None,
+            divert: None,
         };
         // A leftover of a daemon that died is replaced.
         attached.detach();
         std::fs::File::create(&attached.pin)
             .with_context(|| format!("creating {}", attached.pin.display()))?;
         let pin = attached.pin.clone();
-        std::thread::Builder::new()
+        let listener = std::thread::Builder::new()
             .name("dsh-netns-new".into())
             .spawn(move || new_namespace_pinned_at(&pin))
             .context("starting a thread")?
             .join()
             .map_err(|_| anyhow::anyhow!("the namespace thread panicked"))?
             .context("making the sandbox's network namespace")?;
+        let namespace =
+            std::fs::File::open(&attached.pin).context("opening the pinned namespace")?;
+        let divert = Divert::serve(listener, namespace.into(), egress.domains())
+            .context("starting the sandbox's domain filter")?;
+        let divert_port = divert.port();
+        attached.divert = Some(divert);
         let (pin, pid_file, egress) =
             (attached.pin.clone(), attached.pid_file.clone(), egress.clone());
         attached.setting_up = Some(
@@ -244,7 +337,7 @@ impl Attached {
                 .name("dsh-netns-up".into())
                 .spawn(move || {
                     std::thread::scope(|scope| {
-                        let loading = scope.spawn(|| load(&pin, &egress));
+                        let loading = scope.spawn(|| load(&pin, &egress, Some(divert_port)));
                         let started = start_pasta(&pin, &pid_file);
                         let loaded = loading
                             .join()
@@ -271,11 +364,24 @@ impl Attached {
     pub fn pin(&self) -> &Path {
         &self.pin
     }
+
+    /// The domain filter's port on the sandbox's loopback (see [`load`]).
+    pub fn divert_port(&self) -> Option<u16> {
+        self.divert.as_ref().map(Divert::port)
+    }
+
+    /// Replaces the domains the filter lets through (the rules are [`load`]ed apart).
+    pub fn allow_domains(&self, domains: Vec<Domain>) {
+        if let Some(divert) = &self.divert {
+            divert.allow(domains);
+        }
+    }
 }
 
-/// Loads `egress` into the namespace pinned at `pin`, replacing its rules. Blocking.
-pub fn load(pin: &Path, egress: &Egress) -> anyhow::Result<()> {
-    let rules = ruleset(egress, &host_addresses()).map_err(anyhow::Error::msg)?;
+/// Loads `egress` into the namespace pinned at `pin`, replacing its rules; connections
+/// to allowed domains go to the filter at `divert_port`. Blocking.
+pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Result<()> {
+    let rules = ruleset(egress, &host_addresses(), divert_port).map_err(anyhow::Error::msg)?;
     let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
     let fd = namespace.as_raw_fd();
     let mut command = Command::new(NFT);
@@ -328,8 +434,10 @@ fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
 }
 
 impl Attached {
-    /// Unpins the namespace (pasta exits when its file goes) and stops pasta.
-    pub fn detach(&self) {
+    /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
+    /// and stops pasta.
+    pub fn detach(&mut self) {
+        self.divert = None;
         if let Ok(pin) = std::ffi::CString::new(self.pin.as_os_str().as_encoded_bytes()) {
             // SAFETY: umount2 of a valid path; a pin that is not mounted fails harmlessly.
             unsafe { libc::umount2(pin.as_ptr(), libc::MNT_DETACH) };
@@ -359,17 +467,21 @@ pub fn clean_up(dir: &Path, id: &str) {
         pin: dir.join(id),
         pid_file: dir.join(format!("{id}.pasta.pid")),
         setting_up: None,
+        divert: None,
     });
 }
 
 /// Runs on a thread of its own, which ends right after: makes a network namespace for
-/// itself (a thread may, unlike for user or mount namespaces) and pins it to `pin`.
-fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<()> {
+/// itself (a thread may, unlike for user or mount namespaces), pins it to `pin`, brings
+/// its loopback up and opens the domain filter's listener there.
+fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<std::net::TcpListener> {
     // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which exits afterwards.
     if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
         return Err(std::io::Error::last_os_error());
     }
-    bind("/proc/thread-self/ns/net", pin)
+    bind("/proc/thread-self/ns/net", pin)?;
+    crate::syscall::LinuxSyscall::default().loopback_up()?;
+    Divert::listener_here()
 }
 
 fn bind(source: &str, target: &Path) -> std::io::Result<()> {
@@ -436,8 +548,23 @@ mod tests {
             Cidr::parse("::1").unwrap_err(),
             "\"::1\": IPv6 is not routed in local sandboxes"
         );
+        // Names: allowed (allowOut) only, as in E2B.
+        assert_eq!(
+            Allowed::parse("*.Sandbox.test").unwrap(),
+            Allowed::Domain(Domain::parse("*.sandbox.test").unwrap())
+        );
+        assert_eq!(
+            Allowed::parse("203.0.113.0/24").unwrap(),
+            Allowed::Cidr(Cidr::parse("203.0.113.0/24").unwrap())
+        );
+        let named = Egress { deny_out: vec!["sandbox.test".into()], ..Egress::default() };
+        assert_eq!(
+            named.validate().unwrap_err(),
+            "denyOut: \"sandbox.test\": domain names may only be allowed (allowOut), as in E2B; denyOut takes IPv4 addresses and CIDR blocks"
+        );
+        let named = Egress { allow_out: vec!["a..test".into()], ..Egress::default() };
         assert!(
-            Cidr::parse("sandbox.test").unwrap_err().contains("domain names are not supported")
+            named.validate().unwrap_err().starts_with("allowOut: \"a..test\" is not a domain name")
         );
         let many =
             Egress { allow_out: vec!["203.0.113.1".into(); MAX_RULES + 1], ..Egress::default() };
@@ -458,7 +585,7 @@ mod tests {
         };
         let host = [Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(192, 0, 2, 2)];
         assert_eq!(
-            ruleset(&egress, &host).unwrap(),
+            ruleset(&egress, &host, Some(40000)).unwrap(),
             "table inet dsh
 delete table inet dsh
 table inet dsh {
@@ -469,6 +596,7 @@ table inet dsh {
     ip daddr { 127.0.0.1, 192.0.2.2, 198.18.0.1 } reject with icmpx admin-prohibited
     ip daddr { 10.1.0.0/16 } accept
     ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } reject with icmpx admin-prohibited
+    meta mark 0x64736801 accept
     ip daddr { 198.51.100.7/32 } reject with icmpx admin-prohibited
     reject with icmpx admin-prohibited
     meta nfproto ipv6 reject with icmpx admin-prohibited
@@ -476,5 +604,41 @@ table inet dsh {
 }
 "
         );
+    }
+
+    #[test]
+    fn with_domains_allowed_what_the_rules_refuse_on_80_and_443_is_diverted() {
+        let egress = Egress {
+            allow_out: vec!["203.0.113.9".into(), "pkg.test".into(), "*.cdn.test".into()],
+            deny_out: vec!["0.0.0.0/0".into()],
+            internet_denied: false,
+        };
+        assert_eq!(
+            egress.domains(),
+            [Domain::parse("pkg.test").unwrap(), Domain::parse("*.cdn.test").unwrap()]
+        );
+        let rules = ruleset(&egress, &[Ipv4Addr::new(192, 0, 2, 2)], Some(40000)).unwrap();
+        let divert = &rules[rules.find("  chain divert").unwrap()..];
+        assert_eq!(
+            divert,
+            "  chain divert {
+    type nat hook output priority -100; policy accept;
+    meta mark 0x64736801 return
+    oifname \"lo\" return
+    ip daddr { 192.0.2.2, 198.18.0.1 } return
+    ip daddr { 203.0.113.9/32 } return
+    ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
+    ip daddr { 0.0.0.0/0 } tcp dport { 80, 443 } redirect to :40000
+  }
+}
+"
+        );
+        assert!(rules.contains("    ip daddr { 203.0.113.9/32 } accept\n"));
+        assert!(rules.contains(
+            "    oifname \"lo\" accept\n    ct status dnat ip daddr 127.0.0.1 tcp dport 40000 accept\n"
+        ));
+        // Nothing refused by the rules: nothing to divert.
+        let open = Egress { deny_out: Vec::new(), ..egress };
+        assert!(!ruleset(&open, &[], Some(40000)).unwrap().contains("chain divert"));
     }
 }

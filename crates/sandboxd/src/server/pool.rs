@@ -132,6 +132,14 @@ pub(crate) async fn hand_out(
         };
         pool_token
     };
+    // The pool started it with no egress rules of its owner's: those are loaded before
+    // envd (and so anything of the owner's) runs in it.
+    if request.network.egress != Default::default()
+        && let Err(e) = lifecycle::load_egress(slot, &request.network.egress).await
+    {
+        lifecycle::stop(slot).await;
+        return Err(e.context("loading the owner's egress rules"));
+    }
     // No record is written until the owner gets the sandbox (`created` saves it): a
     // daemon that dies before then leaves a directory without one, which its next start
     // removes, as for any pooled sandbox.

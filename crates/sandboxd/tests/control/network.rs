@@ -9,6 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::harness::{Client, KillOnDrop, config, wait_until};
+use super::pool::pooled;
 
 /// The stand-in internet: namespace `dsh-inet-<pid>` behind a veth pair, the host at
 /// 198.51.100.1 and a web server at 198.51.100.2 (TEST-NET-2, routed nowhere).
@@ -17,6 +18,7 @@ struct Internet {
     server: Child,
     host_server: Child,
     host_port: u16,
+    tls_server: Option<Child>,
 }
 
 const INTERNET: &str = "198.51.100.2";
@@ -27,13 +29,15 @@ fn ip(args: &[&str]) {
     assert!(status.success(), "ip {args:?}");
 }
 
+/// Each test's internet is its own (tests may share a process).
+static INTERNETS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 impl Internet {
     fn start() -> Internet {
-        let name = format!("dsh-inet-{}", std::process::id());
-        let (host_if, inet_if) = (
-            format!("dsh{}h", std::process::id() % 100_000),
-            format!("dsh{}i", std::process::id() % 100_000),
-        );
+        let n = INTERNETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = format!("{}{n}", std::process::id() % 100_000);
+        let name = format!("dsh-inet-{tag}");
+        let (host_if, inet_if) = (format!("dsh{tag}h"), format!("dsh{tag}i"));
         ip(&["netns", "add", &name]);
         ip(&["link", "add", &host_if, "type", "veth", "peer", "name", &inet_if]);
         ip(&["link", "set", &inet_if, "netns", &name]);
@@ -74,7 +78,36 @@ impl Internet {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        Internet { name, server, host_server, host_port }
+        Internet { name, server, host_server, host_port, tls_server: None }
+    }
+
+    /// A TLS server on port 443 (a self-signed certificate) that answers every
+    /// connection with the server name its client sent: `tls to <name>`.
+    fn serve_tls(&mut self) {
+        let dir = std::env::temp_dir().join(format!("{}-www", self.name));
+        let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+        let made = Command::new("openssl")
+            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
+            .args(["-subj", "/CN=stand-in.test", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(made.success(), "openssl req");
+        let script = format!(
+            "import socket, ssl\nctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\nctx.load_cert_chain({cert:?}, {key:?})\nnames = {{}}\nctx.sni_callback = lambda sock, name, _: names.__setitem__(id(sock), name)\nserver = socket.create_server(({INTERNET:?}, 443))\nwhile True:\n    conn, _ = server.accept()\n    try:\n        with ctx.wrap_socket(conn, server_side=True) as tls:\n            tls.sendall(('tls to %s\\n' % names.pop(id(tls), None)).encode())\n    except (OSError, ssl.SSLError):\n        pass\n",
+        );
+        std::fs::write(dir.join("tls.py"), script).unwrap();
+        let server = Command::new("ip")
+            .args(["netns", "exec", &self.name, "python3"])
+            .arg(dir.join("tls.py"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.tls_server = Some(server);
     }
 }
 
@@ -84,6 +117,10 @@ impl Drop for Internet {
         let _ = self.server.wait();
         let _ = self.host_server.kill();
         let _ = self.host_server.wait();
+        if let Some(mut server) = self.tls_server.take() {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
         // Deleting the namespace deletes its veth end, and with it the host's.
         let _ = Command::new("ip").args(["netns", "del", &self.name]).status();
         let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("{}-www", self.name)));
@@ -191,6 +228,125 @@ async fn a_private_network_reaches_the_internet_but_never_the_host() {
 
     daemon.shutdown().await.unwrap();
     // No pinned namespace and no pasta left behind.
+    let left: Vec<_> = std::fs::read_dir(state.join("netns")).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// From inside, for each name: an HTTP request to the stand-in internet with that `Host`
+/// (`<name> <status> <body>`), and a TLS connection with that server name (`<name>
+/// <the server's answer>`, or the error's reason or name).
+async fn by_name(c: &Client, sandbox: &Value, names: &[&str]) -> (Vec<String>, Vec<String>) {
+    let http = format!(
+        "import sys, urllib.request as u, urllib.error\nfor host in sys.argv[1:]:\n    try:\n        r = u.urlopen(u.Request('http://{INTERNET}/index.txt', headers={{'Host': host}}), timeout=5)\n        print(host, r.status, r.read().decode())\n    except urllib.error.HTTPError as e:\n        print(host, e.code, e.read().decode().strip())\n    except Exception as e:\n        print(host, type(getattr(e, 'reason', e)).__name__)\n"
+    );
+    let tls = format!(
+        "import socket, ssl, sys\nctx = ssl.create_default_context()\nctx.check_hostname = False\nctx.verify_mode = ssl.CERT_NONE\nfor name in sys.argv[1:]:\n    try:\n        with socket.create_connection(('{INTERNET}', 443), timeout=5) as s:\n            with ctx.wrap_socket(s, server_hostname=name) as t:\n                print(name, t.recv(100).decode().strip())\n    except Exception as e:\n        print(name, getattr(e, 'reason', None) or type(e).__name__)\n"
+    );
+    c.write_file(sandbox, "/tmp/http_by_name.py", &http).await;
+    c.write_file(sandbox, "/tmp/tls_by_name.py", &tls).await;
+    let names = names.join(" ");
+    let mut results = Vec::new();
+    for script in ["http_by_name", "tls_by_name"] {
+        let (out, code) = c.run(sandbox, &format!("python3 /tmp/{script}.py {names}")).await;
+        assert_eq!(code, 0, "{out}");
+        results.push(out.lines().map(str::to_owned).collect());
+    }
+    let tls = results.pop().unwrap();
+    (results.pop().unwrap(), tls)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn domains_in_allow_out_match_the_http_host_and_the_tls_server_name() {
+    let mut internet = Internet::start();
+    internet.serve_tls();
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-dom-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let mut settings = config(&state);
+    settings.net = dsh_sandboxd::Net::Private;
+    // The first sandbox comes from the warm pool, which started it without these rules.
+    settings.pool = 1;
+    let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+    wait_until("the pool fills", Duration::from_secs(20), async || pooled(&state).len() == 1).await;
+    let warm = pooled(&state);
+
+    let sandbox = c
+        .create(json!({"templateID": "base", "network": {
+            "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test", "*.wild.test"]}}))
+        .await;
+    assert!(warm.contains(sandbox["sandboxID"].as_str().unwrap()), "not pooled: {warm:?}");
+    let refused = |name: &str, port: u16| {
+        format!(
+            "{name} 403 dsh: egress to {name} ({INTERNET}:{port}) is refused by this sandbox's network rules; allowOut names the domains it may reach"
+        )
+    };
+    wait_until("the stand-in TLS server answers", Duration::from_secs(15), async || {
+        by_name(&c, &sandbox, &["allowed.test"]).await.1 == ["allowed.test tls to allowed.test"]
+    })
+    .await;
+    let names = ["allowed.test", "API.Wild.test", "wild.test", "other.test"];
+    let (http, tls) = by_name(&c, &sandbox, &names).await;
+    assert_eq!(
+        http,
+        [
+            "allowed.test 200 the internet".to_owned(),
+            "API.Wild.test 200 the internet".to_owned(),
+            refused("wild.test", 80),
+            refused("other.test", 80),
+        ]
+    );
+    assert_eq!(
+        tls,
+        [
+            "allowed.test tls to allowed.test",
+            "API.Wild.test tls to API.Wild.test",
+            "wild.test TLSV1_ALERT_ACCESS_DENIED",
+            "other.test TLSV1_ALERT_ACCESS_DENIED"
+        ]
+    );
+    // The address alone (no name to match) and other ports follow the address rules.
+    let (plain, _) = by_name(&c, &sandbox, &[INTERNET]).await;
+    assert_eq!(plain, [refused(INTERNET, 80)]);
+    let other_port = reach(&c, &sandbox, &[format!("http://{INTERNET}:8080/")]).await;
+    // Refused by the rules (no route: OSError), not by the stand-in (nothing listens on
+    // 8080 there: ConnectionRefusedError).
+    assert_eq!(other_port, ["OSError"]);
+    // Nothing inside can wear the mark the daemon's own connections carry.
+    let (out, _) = c
+        .run(&sandbox, "python3 -c \"import socket; socket.socket().setsockopt(socket.SOL_SOCKET, socket.SO_MARK, 0x64736801)\" 2>&1 | tail -1")
+        .await;
+    assert_eq!(out, "PermissionError: [Errno 1] Operation not permitted\n");
+
+    // Replaced at runtime: new connections follow the new names.
+    let id = sandbox["sandboxID"].as_str().unwrap();
+    let path = format!("/sandboxes/{id}/network");
+    let reply = c
+        .call(
+            Method::PUT,
+            &path,
+            Some(json!({"denyOut": ["0.0.0.0/0"], "allowOut": ["other.test"]})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
+    let (http, tls) = by_name(&c, &sandbox, &["allowed.test", "other.test"]).await;
+    assert_eq!(http, [refused("allowed.test", 80), "other.test 200 the internet".to_owned()]);
+    assert_eq!(tls, ["allowed.test TLSV1_ALERT_ACCESS_DENIED", "other.test tls to other.test"]);
+    // Names are for allowOut only (E2B's rule); a bad name is a 400.
+    for body in [json!({"denyOut": ["other.test"]}), json!({"allowOut": ["a..test"]})] {
+        let reply = c.call(Method::PUT, &path, Some(body.clone())).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}: {}", reply.body);
+    }
+
+    // allow_internet_access: false with a name allowed: that name only.
+    let closed = c
+        .create(json!({"templateID": "base", "allow_internet_access": false,
+            "network": {"allowOut": ["allowed.test"]}}))
+        .await;
+    let (http, _) = by_name(&c, &closed, &["allowed.test", "other.test"]).await;
+    assert_eq!(http, ["allowed.test 200 the internet".to_owned(), refused("other.test", 80)]);
+
+    daemon.shutdown().await.unwrap();
     let left: Vec<_> = std::fs::read_dir(state.join("netns")).unwrap().flatten().collect();
     assert!(left.is_empty(), "{left:?}");
 }

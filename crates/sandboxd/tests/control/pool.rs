@@ -11,7 +11,7 @@ use serde_json::json;
 use super::harness::{Client, KillOnDrop, config, wait_until};
 
 /// Sandbox directories with a live init and no record: the pool.
-fn pooled(state: &Path) -> BTreeSet<String> {
+pub(super) fn pooled(state: &Path) -> BTreeSet<String> {
     let sandboxes = state.join("sandboxes");
     let Ok(entries) = std::fs::read_dir(&sandboxes) else { return BTreeSet::new() };
     entries
