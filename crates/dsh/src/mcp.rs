@@ -165,20 +165,6 @@ impl Drop for Session {
     }
 }
 
-/// The tool list without a sandbox: the same registry, assembled over a throwaway
-/// host-backed workbench that runs nothing and is shut down at once.
-async fn offline_specs() -> anyhow::Result<Vec<dsh_tools::ToolSpec>> {
-    let scratch = tempfile::tempdir()?;
-    let mut config = Config::default();
-    config.backend.kind = dsh_core::config::BackendKind::Local;
-    config.backend.local_cwd = Some(scratch.path().to_path_buf());
-    let daemon = DaemonArgs { api_url: None, api_key: None, sandbox_url: None, state_dir: None };
-    let workbench = Workbench::open(&config, &daemon).await?;
-    let specs = workbench.registry("mcp-offline").list();
-    workbench.shutdown().await?;
-    Ok(specs)
-}
-
 fn error_result(message: String, code: &str) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
     result.structured_content = Some(json!({ "error": { "code": code, "message": message } }));
@@ -220,20 +206,14 @@ impl ServerHandler for Session {
                 // The sandbox is unavailable: still list the tools (each call then
                 // explains what went wrong and what to do).
                 tracing::warn!("{message}");
-                offline_specs().await.map_err(|err| {
-                    McpError::internal_error(
-                        format!("{message}\n(listing the tools failed too: {err:#})"),
-                        None,
-                    )
-                })?
+                dsh_tools::catalogue()
             }
         };
         Ok(ListToolsResult::with_all_items(specs.iter().map(tool_of).collect()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let (_, registry) = self.tools.get()?;
-        registry.list().iter().find(|spec| spec.name == name).map(tool_of)
+        dsh_tools::catalogue().iter().find(|spec| spec.name == name).map(tool_of)
     }
 
     async fn call_tool(

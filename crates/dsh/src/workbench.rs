@@ -224,10 +224,8 @@ impl Workbench {
         let mut registry = ToolRegistry::new(ctx);
         register_terminal_tools(&mut registry, Arc::clone(&self.terminals), owner);
         dsh_tools::lsp::register_lsp_tool(&mut registry, Arc::clone(&self.lsp));
-        let binding =
-            dsh_tools::code::register_run_code_tool(&mut registry, Arc::clone(&self.code));
+        dsh_tools::code::register_run_code_tool(&mut registry, Arc::clone(&self.code));
         let registry = Arc::new(registry);
-        binding.bind(&registry);
         self.registries.0.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&registry));
         registry
     }
@@ -262,6 +260,45 @@ impl Workbench {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// What MCP clients are shown before a sandbox exists is what a session's registry
+    /// has: the same names, descriptions and schemas.
+    #[tokio::test]
+    async fn the_static_catalogue_lists_exactly_a_sessions_tools() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.backend.kind = BackendKind::Local;
+        config.backend.local_cwd = Some(scratch.path().to_path_buf());
+        let daemon =
+            DaemonArgs { api_url: None, api_key: None, sandbox_url: None, state_dir: None };
+        let workbench = Workbench::open(&config, &daemon).await.unwrap();
+        let listed = workbench.registry("catalogue-test").list();
+        workbench.shutdown().await.unwrap();
+        let catalogue = dsh_tools::catalogue();
+        let names: Vec<&str> = catalogue.iter().map(|spec| spec.name).collect();
+        assert_eq!(
+            names,
+            [
+                "bash",
+                "edit",
+                "glob",
+                "grep",
+                "lsp",
+                "read",
+                "run_code",
+                "task_kill",
+                "task_output",
+                "terminal_close",
+                "terminal_list",
+                "terminal_open",
+                "terminal_read",
+                "terminal_send",
+                "terminal_signal",
+                "write"
+            ]
+        );
+        assert_eq!(listed, catalogue);
+    }
 
     #[test]
     fn lsp_server_tables_become_server_configs_and_bad_keys_are_named() {

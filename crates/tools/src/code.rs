@@ -2,7 +2,7 @@
 //! the sandbox; every tool it calls is dispatched here, on the host, through this same
 //! registry (so the same checks apply), `run_code` itself excepted.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_code::{CodeEngine, Limits, RunRequest, ToolCallFailure, ToolDispatcher, ToolInfo};
@@ -11,43 +11,27 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_args, schema_of};
+use crate::{Invocation, ToolError, ToolHandler, ToolOutput, ToolRegistry};
 
-/// Ties `run_code` to the registry it is in (set once the registry is shared).
-#[derive(Default)]
-pub struct RegistryBinding(OnceLock<Weak<ToolRegistry>>);
-
-impl RegistryBinding {
-    pub fn bind(&self, registry: &Arc<ToolRegistry>) {
-        let _ = self.0.set(Arc::downgrade(registry));
-    }
+/// Registers `run_code`: its programs call the other tools of the registry they run
+/// through.
+pub fn register_run_code_tool(registry: &mut ToolRegistry, engine: Arc<CodeEngine>) {
+    registry.register(RunCodeTool { engine });
 }
 
-/// Registers `run_code`; call [`RegistryBinding::bind`] with the finished registry.
-pub fn register_run_code_tool(
-    registry: &mut ToolRegistry,
+pub(crate) struct RunCodeTool {
     engine: Arc<CodeEngine>,
-) -> Arc<RegistryBinding> {
-    let binding = Arc::new(RegistryBinding::default());
-    registry.register(Arc::new(RunCodeTool { engine, binding: Arc::clone(&binding) }));
-    binding
 }
 
-struct RunCodeTool {
-    engine: Arc<CodeEngine>,
-    binding: Arc<RegistryBinding>,
-}
-
-/// The registry as the program's `tools`.
-struct Dispatcher(Weak<ToolRegistry>);
+/// The registry as the program's `tools` (held for the run only).
+struct Dispatcher(ToolRegistry);
 
 impl ToolDispatcher for Dispatcher {
     fn tools(&self) -> Vec<ToolInfo> {
-        let Some(registry) = self.0.upgrade() else { return Vec::new() };
-        registry
+        self.0
             .list()
             .into_iter()
-            .filter(|spec| spec.name != "run_code")
+            .filter(|spec| spec.name != RunCodeTool::NAME)
             .map(|spec| ToolInfo {
                 name: spec.name.to_owned(),
                 description: spec.description.to_owned(),
@@ -62,12 +46,10 @@ impl ToolDispatcher for Dispatcher {
     ) -> BoxFuture<'a, Result<Value, ToolCallFailure>> {
         Box::pin(async move {
             let failure = |message: String| ToolCallFailure { tool_name: name.to_owned(), message };
-            if name == "run_code" {
+            if name == RunCodeTool::NAME {
                 return Err(failure("run_code cannot be called from a program".into()));
             }
-            let registry =
-                self.0.upgrade().ok_or_else(|| failure("the tool registry is gone".into()))?;
-            registry
+            self.0
                 .call(name, args)
                 .await
                 .map(|output| output.value)
@@ -78,7 +60,7 @@ impl ToolDispatcher for Dispatcher {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RunCodeArgs {
+pub(crate) struct RunCodeArgs {
     /// TypeScript or JavaScript: the body of an async function (top-level `await` and
     /// `return` work). Every other tool is `await tools.<name>({...})`.
     code: String,
@@ -93,34 +75,25 @@ struct RunCodeArgs {
     max_output_bytes: Option<usize>,
 }
 
-impl Tool for RunCodeTool {
-    fn name(&self) -> &'static str {
-        "run_code"
-    }
-    fn description(&self) -> &'static str {
-        "Run a TypeScript/JavaScript program in the sandbox that calls the other tools as async \
+impl ToolHandler for RunCodeTool {
+    const NAME: &'static str = "run_code";
+    const DESCRIPTION: &'static str = "Run a TypeScript/JavaScript program in the sandbox that calls the other tools as async \
          functions (`await tools.read({file_path})`, `await tools.bash({command, description})`, \
          ...), up to 10 at once, so many steps take one turn and only what the program returns or \
          logs reaches you. The code is the body of an async function: use top-level await and \
          `return` a value. A failing tool throws ToolCallError (with toolName). Values cross \
          losslessly (undefined, NaN, -0, BigInt...). Budgets: wall time, compute, heap, output \
          (logs + result). Errors come back typed: exception, timeout, abort, worker-exit, \
-         invalid-output, output-limit."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<RunCodeArgs>()
-    }
-    fn call<'a>(
+         invalid-output, output-limit.";
+    type Args = RunCodeArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: RunCodeArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: RunCodeArgs = parse_args("run_code", args)?;
             let _ = args.description;
-            let registry = self.binding.0.get().cloned().ok_or_else(|| {
-                ToolError::Unavailable("run_code is not bound to a registry".into())
-            })?;
             let mut limits = Limits::default();
             if let Some(ms) = args.timeout_ms {
                 limits.wall = Duration::from_millis(ms);
@@ -131,7 +104,10 @@ impl Tool for RunCodeTool {
             }
             let outcome = self
                 .engine
-                .run(RunRequest::new(args.code).with_limits(limits), Arc::new(Dispatcher(registry)))
+                .run(
+                    RunRequest::new(args.code).with_limits(limits),
+                    Arc::new(Dispatcher(call.registry.clone())),
+                )
                 .await
                 .map_err(|err| ToolError::Unavailable(err.to_string()))?;
             let mut text = outcome.logs.join("\n");

@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use dsh_core::{BoxFuture, EditRequest, FsError, WriteExpectation, WriteOperation};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::text::{cut_line, cut_to, lines};
-use crate::{Tool, ToolContext, ToolError, ToolOutput, parse_args, schema_of};
+use crate::{Invocation, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 /// Arguments of `read`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,37 +61,29 @@ pub struct WriteTool;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EditTool;
 
-impl Tool for ReadTool {
-    fn name(&self) -> &'static str {
-        "read"
-    }
-
-    fn description(&self) -> &'static str {
-        "Read a UTF-8 text file from the sandbox. Returns the lines numbered like `cat -n` \
+impl ToolHandler for ReadTool {
+    const NAME: &'static str = "read";
+    const DESCRIPTION: &'static str = "Read a UTF-8 text file from the sandbox. Returns the lines numbered like `cat -n` \
          (right-aligned line number, a tab, then the line), starting at `offset` (1-based, \
          default 1) for at most `limit` lines (default 2000). Relative paths are taken from \
          the workspace directory. The line numbers are not part of the file: never copy them \
          into `edit`. For long files read a range, then continue with the offset the result \
          suggests. Binary files are refused (use a command such as `xxd` for those). Reading \
          a file also records its version, so a later `edit` is refused if the file changed \
-         in between."
-    }
+         in between.";
+    type Args = ReadArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<ReadArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: ReadArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(read(ctx, args))
     }
 }
 
-async fn read(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: ReadArgs = parse_args("read", args)?;
+async fn read(ctx: &ToolContext, args: ReadArgs) -> Result<ToolOutput, ToolError> {
     let offset = match args.offset {
         None => 1,
         Some(0) => return Err(ToolError::invalid("read", "offset", "line numbers start at 1")),
@@ -150,34 +142,26 @@ async fn read(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput { text, value, truncated })
 }
 
-impl Tool for WriteTool {
-    fn name(&self) -> &'static str {
-        "write"
-    }
-
-    fn description(&self) -> &'static str {
-        "Write a text file in the sandbox, replacing it whole if it exists. Missing parent \
+impl ToolHandler for WriteTool {
+    const NAME: &'static str = "write";
+    const DESCRIPTION: &'static str = "Write a text file in the sandbox, replacing it whole if it exists. Missing parent \
          directories are created, and the write is atomic (readers see the old or the new \
          file, never a mix). Relative paths are taken from the workspace directory. Prefer \
          `edit` for changing part of an existing file. Returns whether the file was created \
-         or replaced."
-    }
+         or replaced.";
+    type Args = WriteArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<WriteArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: WriteArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(write(ctx, args))
     }
 }
 
-async fn write(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: WriteArgs = parse_args("write", args)?;
+async fn write(ctx: &ToolContext, args: WriteArgs) -> Result<ToolOutput, ToolError> {
     let path = ctx.resolve("write", "file_path", &args.file_path).await?;
     let outcome = match ctx.fs.write_text(&path, &args.content, WriteExpectation::Any).await {
         Err(FsError::NotFound { .. }) => {
@@ -211,35 +195,27 @@ async fn write(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> 
     Ok(ToolOutput { text, value, truncated: false })
 }
 
-impl Tool for EditTool {
-    fn name(&self) -> &'static str {
-        "edit"
-    }
-
-    fn description(&self) -> &'static str {
-        "Replace exact text in a text file in the sandbox. `old_string` must match the file \
+impl ToolHandler for EditTool {
+    const NAME: &'static str = "edit";
+    const DESCRIPTION: &'static str = "Replace exact text in a text file in the sandbox. `old_string` must match the file \
          byte for byte (whitespace and indentation included; never include the line-number \
          prefix that `read` shows) and, unless `replace_all` is true, occur exactly once: add \
          surrounding lines to make it unique. If the file was read in this session and has \
          changed since, the edit is refused: read it again first. Returns the number of \
-         replacements and a unified diff of the change."
-    }
+         replacements and a unified diff of the change.";
+    type Args = EditArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<EditArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: EditArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(edit(ctx, args))
     }
 }
 
-async fn edit(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: EditArgs = parse_args("edit", args)?;
+async fn edit(ctx: &ToolContext, args: EditArgs) -> Result<ToolOutput, ToolError> {
     if args.old_string.is_empty() {
         return Err(ToolError::invalid(
             "edit",

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dsh_core::{BoxFuture, Fs, FsError, ProcessError, Subprocess, Version};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -166,21 +167,80 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
-/// A model-facing tool.
-///
-/// Object-safe: a registry holds them as `Arc<dyn Tool>`.
-pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
+/// A model-facing tool: its name, description and typed arguments are constants of the
+/// type, so the catalogue lists tools without an instance (no sandbox needed), and the
+/// registry parses and checks arguments before [`ToolHandler::handle`] sees them.
+pub trait ToolHandler: Send + Sync + 'static {
+    const NAME: &'static str;
     /// Model-facing description: what the tool does and how to use it well.
-    fn description(&self) -> &'static str;
-    /// JSON Schema of the arguments object.
-    fn input_schema(&self) -> Value;
-    /// Runs the tool. Bad arguments are [`ToolError::InvalidArguments`], never a panic.
+    const DESCRIPTION: &'static str;
+    /// The arguments object (unknown fields refused; its JSON Schema is derived).
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// Runs the tool. Failures are [`ToolError`]s, never a panic.
+    fn handle<'a>(
+        &'a self,
+        call: Invocation<'a>,
+        args: Self::Args,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+/// One call of a tool: the session's context and the registry the call came through, so
+/// a tool that runs other tools (`run_code`) dispatches them with the same checks.
+#[derive(Clone, Copy)]
+pub struct Invocation<'a> {
+    pub ctx: &'a ToolContext,
+    pub registry: &'a ToolRegistry,
+}
+
+/// The listing of tool `T`.
+pub fn spec<T: ToolHandler>() -> ToolSpec {
+    ToolSpec { name: T::NAME, description: T::DESCRIPTION, input_schema: schema_of::<T::Args>() }
+}
+
+/// Every tool this crate has, sorted by name, as a model would see them listed: what an
+/// MCP client is shown before any sandbox exists.
+pub fn catalogue() -> Vec<ToolSpec> {
+    let mut specs = vec![
+        spec::<ReadTool>(),
+        spec::<WriteTool>(),
+        spec::<EditTool>(),
+        spec::<GlobTool>(),
+        spec::<GrepTool>(),
+        spec::<BashTool>(),
+        spec::<TaskOutputTool>(),
+        spec::<TaskKillTool>(),
+        spec::<lsp::LspTool>(),
+        spec::<code::RunCodeTool>(),
+    ];
+    specs.extend(terminal::specs());
+    specs.sort_by_key(|spec| spec.name);
+    specs
+}
+
+/// What the registry holds: a [`ToolHandler`] with its arguments still JSON.
+trait DynTool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
     fn call<'a>(
         &'a self,
-        ctx: &'a ToolContext,
+        call: Invocation<'a>,
         args: Value,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+impl<T: ToolHandler> DynTool for T {
+    fn spec(&self) -> ToolSpec {
+        spec::<T>()
+    }
+    fn call<'a>(
+        &'a self,
+        call: Invocation<'a>,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        match parse_args::<T::Args>(T::NAME, args) {
+            Ok(args) => self.handle(call, args),
+            Err(err) => Box::pin(std::future::ready(Err(err))),
+        }
+    }
 }
 
 /// The JSON Schema of a parameter struct, without the `$schema`/`title` noise.
@@ -236,37 +296,39 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// Tools by name, one context, one background-task table.
+/// Tools by name, one context, one background-task table. Cloning gives another handle
+/// to the same tools, context and tasks (tools added to a clone stay in that clone).
+#[derive(Clone)]
 pub struct ToolRegistry {
     ctx: Arc<ToolContext>,
-    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    tools: Arc<BTreeMap<&'static str, Arc<dyn DynTool>>>,
     tasks: Arc<TaskTable>,
 }
 
 impl ToolRegistry {
-    /// A registry with every tool of this crate, over `ctx`.
+    /// A registry with the file, search and command tools, over `ctx`.
     pub fn new(ctx: ToolContext) -> Self {
         let tasks = Arc::new(TaskTable::new());
         let mut registry = Self::empty(ctx, Arc::clone(&tasks));
-        registry.register(Arc::new(ReadTool));
-        registry.register(Arc::new(WriteTool));
-        registry.register(Arc::new(EditTool));
-        registry.register(Arc::new(GlobTool));
-        registry.register(Arc::new(GrepTool));
-        registry.register(Arc::new(BashTool::new(Arc::clone(&tasks))));
-        registry.register(Arc::new(TaskOutputTool::new(Arc::clone(&tasks))));
-        registry.register(Arc::new(TaskKillTool::new(tasks)));
+        registry.register(ReadTool);
+        registry.register(WriteTool);
+        registry.register(EditTool);
+        registry.register(GlobTool);
+        registry.register(GrepTool);
+        registry.register(BashTool::new(Arc::clone(&tasks)));
+        registry.register(TaskOutputTool::new(Arc::clone(&tasks)));
+        registry.register(TaskKillTool::new(tasks));
         registry
     }
 
     /// A registry with no tools (add them with [`Self::register`]).
     pub fn empty(ctx: ToolContext, tasks: Arc<TaskTable>) -> Self {
-        Self { ctx: Arc::new(ctx), tools: BTreeMap::new(), tasks }
+        Self { ctx: Arc::new(ctx), tools: Arc::new(BTreeMap::new()), tasks }
     }
 
     /// Adds (or replaces) a tool under its name.
-    pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.insert(tool.name(), tool);
+    pub fn register<T: ToolHandler>(&mut self, tool: T) {
+        Arc::make_mut(&mut self.tools).insert(T::NAME, Arc::new(tool));
     }
 
     /// The context every call runs in.
@@ -281,14 +343,7 @@ impl ToolRegistry {
 
     /// Every tool, sorted by name.
     pub fn list(&self) -> Vec<ToolSpec> {
-        self.tools
-            .values()
-            .map(|tool| ToolSpec {
-                name: tool.name(),
-                description: tool.description(),
-                input_schema: tool.input_schema(),
-            })
-            .collect()
+        self.tools.values().map(|tool| tool.spec()).collect()
     }
 
     /// Calls tool `name` with `args`. The result text is capped at the context's
@@ -300,7 +355,8 @@ impl ToolRegistry {
                 known: self.tools.keys().map(|name| (*name).to_owned()).collect(),
             });
         };
-        let mut output = tool.call(&self.ctx, args).await?;
+        let invocation = Invocation { ctx: &self.ctx, registry: self };
+        let mut output = tool.call(invocation, args).await?;
         let cap = self.ctx.limits.result_cap;
         if output.text.len() > cap {
             let (cut, dropped) = text::cut_to(&output.text, cap.saturating_sub(80));

@@ -8,21 +8,21 @@ use dsh_core::BoxFuture;
 use dsh_lsp::{LspEngine, LspError, Operation};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_args, schema_of};
+use crate::{Invocation, ToolError, ToolHandler, ToolOutput, ToolRegistry};
 
 pub fn register_lsp_tool(registry: &mut ToolRegistry, engine: Arc<LspEngine>) {
-    registry.register(Arc::new(LspTool { engine }));
+    registry.register(LspTool { engine });
 }
 
-struct LspTool {
+pub(crate) struct LspTool {
     engine: Arc<LspEngine>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct LspArgs {
+pub(crate) struct LspArgs {
     /// One of goToDefinition, findReferences, goToImplementation, hover, diagnostics,
     /// documentSymbols, workspaceSymbols, rename.
     operation: String,
@@ -54,29 +54,24 @@ fn lsp_error(err: LspError) -> ToolError {
     }
 }
 
-impl Tool for LspTool {
-    fn name(&self) -> &'static str {
-        "lsp"
-    }
-    fn description(&self) -> &'static str {
-        "Ask the language server (pyright for Python, typescript-language-server for \
+impl ToolHandler for LspTool {
+    const NAME: &'static str = "lsp";
+    const DESCRIPTION: &'static str = "Ask the language server (pyright for Python, typescript-language-server for \
          TypeScript/JavaScript, rust-analyzer when installed) about the sandbox's code: \
          goToDefinition, findReferences (declaration included), goToImplementation, hover (type \
          and docs), diagnostics (errors and warnings for the file's current content), \
          documentSymbols, workspaceSymbols (needs `query`), rename (needs `newName`; returns a \
          preview of the edits, nothing is applied). Positions are 1-based lines and 1-based \
-         UTF-16 columns; results come back the same way as `path:line:col` with the line's text."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<LspArgs>()
-    }
-    fn call<'a>(
+         UTF-16 columns; results come back the same way as `path:line:col` with the line's text.";
+    type Args = LspArgs;
+
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: LspArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(async move {
-            let args: LspArgs = parse_args("lsp", args)?;
             let operation = match args.operation.as_str() {
                 "hover" => Operation::Hover,
                 "goToDefinition" => Operation::GoToDefinition,

@@ -9,10 +9,10 @@ use dsh_core::{BoxFuture, CapturedOutput, EndReason, ExitStatus, FileKind, Outpu
 use globset::{GlobBuilder, GlobMatcher};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::text::{cut_line, cut_to};
-use crate::{Tool, ToolContext, ToolError, ToolOutput, parse_args, schema_of};
+use crate::{Invocation, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 /// Directories never searched.
 const PRUNED: [&str; 3] = [".git", "node_modules", ".dsh-e2b"];
@@ -150,35 +150,27 @@ async fn search_root(
     Ok((root, meta.kind))
 }
 
-impl Tool for GlobTool {
-    fn name(&self) -> &'static str {
-        "glob"
-    }
-
-    fn description(&self) -> &'static str {
-        "Find files by name pattern in the sandbox, newest (most recently modified) first. \
+impl ToolHandler for GlobTool {
+    const NAME: &'static str = "glob";
+    const DESCRIPTION: &'static str = "Find files by name pattern in the sandbox, newest (most recently modified) first. \
          The glob is matched against paths relative to `path` (default: the workspace): `*` \
          stays within one directory, `**` spans any number of them, `{a,b}` and `[abc]` \
          work. Examples: `**/*.rs`, `src/**/test_*.py`, `*.{json,toml}`. `.git`, \
          `node_modules` and `.dsh-e2b` directories are skipped. Use `grep` to search file \
-         contents."
-    }
+         contents.";
+    type Args = GlobArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<GlobArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: GlobArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(glob(ctx, args))
     }
 }
 
-async fn glob(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: GlobArgs = parse_args("glob", args)?;
+async fn glob(ctx: &ToolContext, args: GlobArgs) -> Result<ToolOutput, ToolError> {
     if args.pattern.is_empty() {
         return Err(ToolError::invalid("glob", "pattern", "must not be empty"));
     }
@@ -265,13 +257,9 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or("").to_owned()
 }
 
-impl Tool for GrepTool {
-    fn name(&self) -> &'static str {
-        "grep"
-    }
-
-    fn description(&self) -> &'static str {
-        "Search file contents in the sandbox with a regular expression (GNU `grep -E` \
+impl ToolHandler for GrepTool {
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = "Search file contents in the sandbox with a regular expression (GNU `grep -E` \
          extended syntax: `a|b`, `x+`, `(group)`, `\\bword\\b`, `\\s`, `\\w`, `[0-9]`; \
          there is no `\\d`). Searches `path` (a file or directory, default: the workspace) \
          recursively, skipping binary files and `.git`, `node_modules`, `.dsh-e2b`. \
@@ -279,18 +267,15 @@ impl Tool for GrepTool {
          `output_mode`: `content` (default) gives `path:line:text` lines, with `context` \
          lines around each match shown as `path-line-text`; `files_with_matches` gives the \
          matching files; `count` gives matches per file. Prefer this over running grep \
-         through `bash`."
-    }
+         through `bash`.";
+    type Args = GrepArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<GrepArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: GrepArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(grep(ctx, args))
     }
 }
@@ -316,8 +301,7 @@ enum FileFilter {
     },
 }
 
-async fn grep(ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: GrepArgs = parse_args("grep", args)?;
+async fn grep(ctx: &ToolContext, args: GrepArgs) -> Result<ToolOutput, ToolError> {
     if args.pattern.is_empty() {
         return Err(ToolError::invalid("grep", "pattern", "must not be empty"));
     }

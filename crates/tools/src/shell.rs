@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput, parse_args, schema_of};
+use crate::{Invocation, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 /// Arguments of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -201,13 +201,9 @@ fn stream_cap(ctx: &ToolContext) -> usize {
     (ctx.limits.result_cap.saturating_sub(1024) / 2).max(64)
 }
 
-impl Tool for BashTool {
-    fn name(&self) -> &'static str {
-        "bash"
-    }
-
-    fn description(&self) -> &'static str {
-        "Run a shell command in the sandbox with `/bin/bash -c`, in `workdir` (default: the \
+impl ToolHandler for BashTool {
+    const NAME: &'static str = "bash";
+    const DESCRIPTION: &'static str = "Run a shell command in the sandbox with `/bin/bash -c`, in `workdir` (default: the \
          workspace). Returns the exit code, stdout and stderr, and the duration. Long output \
          keeps its beginning and its end with a marker saying how many bytes were dropped in \
          between. The command (and every process it started) is killed after `timeoutMs` \
@@ -217,24 +213,24 @@ impl Tool for BashTool {
          For servers, watchers and other long-running commands set `run_in_background`: you \
          get a task id at once; read its output with `task_output` and stop it with \
          `task_kill`. Use the `read`, `write`, `edit`, `glob` and `grep` tools rather than \
-         cat, sed, find or grep for files."
-    }
+         cat, sed, find or grep for files.";
+    type Args = BashArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<BashArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: BashArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(bash(&self.tasks, ctx, args))
     }
 }
 
-async fn bash(tasks: &TaskTable, ctx: &ToolContext, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: BashArgs = parse_args("bash", args)?;
+async fn bash(
+    tasks: &TaskTable,
+    ctx: &ToolContext,
+    args: BashArgs,
+) -> Result<ToolOutput, ToolError> {
     if args.command.trim().is_empty() {
         return Err(ToolError::invalid("bash", "command", "must not be empty"));
     }
@@ -347,27 +343,20 @@ fn read_new(buffer: &OutputBuffer, offset: u64, max: usize) -> (String, u64, u64
     (String::from_utf8_lossy(&data).into_owned(), skipped, next, pending)
 }
 
-impl Tool for TaskOutputTool {
-    fn name(&self) -> &'static str {
-        "task_output"
-    }
-
-    fn description(&self) -> &'static str {
-        "Get the output a background task (started by `bash` with run_in_background) \
+impl ToolHandler for TaskOutputTool {
+    const NAME: &'static str = "task_output";
+    const DESCRIPTION: &'static str = "Get the output a background task (started by `bash` with run_in_background) \
          produced since the previous task_output call for it, and whether it is still \
          running (with its exit code once it has ended). Output beyond the kept window is \
-         reported as skipped bytes."
-    }
+         reported as skipped bytes.";
+    type Args = TaskArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<TaskArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: TaskArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(task_output(&self.tasks, ctx, args))
     }
 }
@@ -375,9 +364,8 @@ impl Tool for TaskOutputTool {
 async fn task_output(
     tasks: &TaskTable,
     ctx: &ToolContext,
-    args: Value,
+    args: TaskArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let args: TaskArgs = parse_args("task_output", args)?;
     let task = tasks.get(&args.task_id)?;
     // Sample the status before the output, so "exited" implies all output is in.
     let status = task.process.try_wait();
@@ -438,32 +426,23 @@ async fn task_output(
     Ok(ToolOutput { text, value, truncated })
 }
 
-impl Tool for TaskKillTool {
-    fn name(&self) -> &'static str {
-        "task_kill"
-    }
-
-    fn description(&self) -> &'static str {
-        "Stop a background task (started by `bash` with run_in_background): its whole \
+impl ToolHandler for TaskKillTool {
+    const NAME: &'static str = "task_kill";
+    const DESCRIPTION: &'static str = "Stop a background task (started by `bash` with run_in_background): its whole \
          process group gets SIGTERM, then SIGKILL after a short grace. Returns how it ended. \
-         Its remaining output can still be read with task_output."
-    }
+         Its remaining output can still be read with task_output.";
+    type Args = TaskArgs;
 
-    fn input_schema(&self) -> Value {
-        schema_of::<TaskArgs>()
-    }
-
-    fn call<'a>(
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        args: TaskArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(task_kill(&self.tasks, args))
     }
 }
 
-async fn task_kill(tasks: &TaskTable, args: Value) -> Result<ToolOutput, ToolError> {
-    let args: TaskArgs = parse_args("task_kill", args)?;
+async fn task_kill(tasks: &TaskTable, args: TaskArgs) -> Result<ToolOutput, ToolError> {
     let task = tasks.get(&args.task_id)?;
     let id = &args.task_id;
     let (text, status, already) = match task.process.try_wait() {

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_args, schema_of};
+use crate::{Invocation, ToolError, ToolHandler, ToolOutput, ToolRegistry};
 
 /// Default and maximum time a send waits for the prompt.
 const SEND_TIMEOUT: Duration = Duration::from_secs(30);
@@ -25,12 +25,24 @@ pub fn register_terminal_tools(
     owner: &str,
 ) {
     let terminal = Terminal { engine, owner: owner.to_owned() };
-    registry.register(Arc::new(TerminalOpen(terminal.clone())));
-    registry.register(Arc::new(TerminalSend(terminal.clone())));
-    registry.register(Arc::new(TerminalRead(terminal.clone())));
-    registry.register(Arc::new(TerminalSignal(terminal.clone())));
-    registry.register(Arc::new(TerminalClose(terminal.clone())));
-    registry.register(Arc::new(TerminalList(terminal)));
+    registry.register(TerminalOpen(terminal.clone()));
+    registry.register(TerminalSend(terminal.clone()));
+    registry.register(TerminalRead(terminal.clone()));
+    registry.register(TerminalSignal(terminal.clone()));
+    registry.register(TerminalClose(terminal.clone()));
+    registry.register(TerminalList(terminal));
+}
+
+/// The six tools' listings (for the catalogue).
+pub(crate) fn specs() -> [crate::ToolSpec; 6] {
+    [
+        crate::spec::<TerminalOpen>(),
+        crate::spec::<TerminalSend>(),
+        crate::spec::<TerminalRead>(),
+        crate::spec::<TerminalSignal>(),
+        crate::spec::<TerminalClose>(),
+        crate::spec::<TerminalList>(),
+    ]
 }
 
 #[derive(Clone)]
@@ -86,35 +98,30 @@ struct OpenArgs {
 
 struct TerminalOpen(Terminal);
 
-impl Tool for TerminalOpen {
-    fn name(&self) -> &'static str {
-        "terminal_open"
-    }
-    fn description(&self) -> &'static str {
-        "Open a persistent interactive shell (bash) in the sandbox, for REPLs, debuggers, long \
+impl ToolHandler for TerminalOpen {
+    const NAME: &'static str = "terminal_open";
+    const DESCRIPTION: &'static str = "Open a persistent interactive shell (bash) in the sandbox, for REPLs, debuggers, long \
          builds and anything that needs a real terminal. Returns a `sessionId` (pty-N) to use with \
          terminal_send/read/signal/close, and the first screen. Sessions belong to you alone and \
-         survive between calls; close them when done."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<OpenArgs>()
-    }
-    fn call<'a>(
+         survive between calls; close them when done.";
+    type Args = OpenArgs;
+
+    fn handle<'a>(
         &'a self,
-        ctx: &'a ToolContext,
-        args: Value,
+        call: Invocation<'a>,
+        args: OpenArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let ctx = call.ctx;
         Box::pin(async move {
-            let args: OpenArgs = parse_args(self.name(), args)?;
             if let Some(kind) = args.kind.as_deref().filter(|k| *k != "shell") {
                 return Err(ToolError::invalid(
-                    self.name(),
+                    Self::NAME,
                     "type",
                     format!("unknown terminal type {kind:?}; use \"shell\""),
                 ));
             }
             let cwd = match &args.cwd {
-                Some(cwd) => Some(ctx.resolve(self.name(), "cwd", cwd).await?),
+                Some(cwd) => Some(ctx.resolve(Self::NAME, "cwd", cwd).await?),
                 None => None,
             };
             let opened = self
@@ -122,7 +129,7 @@ impl Tool for TerminalOpen {
                 .engine
                 .open(&self.0.owner, args.name, cwd)
                 .await
-                .map_err(|e| engine_error(self.name(), e))?;
+                .map_err(|e| engine_error(Self::NAME, e))?;
             let status = if opened.running { "running" } else { "exited" };
             Ok(ToolOutput {
                 text: format!("opened {} ({status})\n{}", opened.session_id, opened.motd),
@@ -151,27 +158,21 @@ struct SendArgs {
 
 struct TerminalSend(Terminal);
 
-impl Tool for TerminalSend {
-    fn name(&self) -> &'static str {
-        "terminal_send"
-    }
-    fn description(&self) -> &'static str {
-        "Type text into a terminal session (Enter appended unless submit=false) and wait until the \
+impl ToolHandler for TerminalSend {
+    const NAME: &'static str = "terminal_send";
+    const DESCRIPTION: &'static str = "Type text into a terminal session (Enter appended unless submit=false) and wait until the \
          shell prompt is back (`waitReason: stdin_read`), output went quiet without a prompt \
          (`inferred_idle`, e.g. a REPL or pager waiting for input), time ran out (`timeout`: the \
          command keeps running; read later or interrupt with terminal_signal), or the shell exited \
-         (`session_exit`). Returns the current screen (`viewport`) and the text the send produced."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<SendArgs>()
-    }
-    fn call<'a>(
+         (`session_exit`). Returns the current screen (`viewport`) and the text the send produced.";
+    type Args = SendArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        args: SendArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: SendArgs = parse_args(self.name(), args)?;
             let timeout =
                 args.timeout_ms.map_or(SEND_TIMEOUT, Duration::from_millis).min(SEND_TIMEOUT_MAX);
             let sent = self
@@ -185,7 +186,7 @@ impl Tool for TerminalSend {
                     timeout,
                 )
                 .await
-                .map_err(|e| engine_error(self.name(), e))?;
+                .map_err(|e| engine_error(Self::NAME, e))?;
             let status = if sent.running { "running" } else { "exited" };
             let reason = reason_name(sent.wait_reason);
             Ok(ToolOutput {
@@ -219,25 +220,19 @@ struct ReadArgs {
 
 struct TerminalRead(Terminal);
 
-impl Tool for TerminalRead {
-    fn name(&self) -> &'static str {
-        "terminal_read"
-    }
-    fn description(&self) -> &'static str {
-        "Read a session's transcript (plain text, control sequences removed): `count` lines ending \
+impl ToolHandler for TerminalRead {
+    const NAME: &'static str = "terminal_read";
+    const DESCRIPTION: &'static str = "Read a session's transcript (plain text, control sequences removed): `count` lines ending \
          `offset` lines before the newest. Line numbers (`lineBegin`, `lineEnd`) count from the \
-         session's start and stay valid as old lines are dropped; `truncated` says older lines exist."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<ReadArgs>()
-    }
-    fn call<'a>(
+         session's start and stay valid as old lines are dropped; `truncated` says older lines exist.";
+    type Args = ReadArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        args: ReadArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: ReadArgs = parse_args(self.name(), args)?;
             let window = self
                 .0
                 .engine
@@ -247,7 +242,7 @@ impl Tool for TerminalRead {
                     args.offset.unwrap_or(0),
                     args.count.unwrap_or(500),
                 )
-                .map_err(|e| engine_error(self.name(), e))?;
+                .map_err(|e| engine_error(Self::NAME, e))?;
             Ok(ToolOutput {
                 text: window.text.clone(),
                 value: json!({
@@ -274,26 +269,20 @@ struct SignalArgs {
 
 struct TerminalSignal(Terminal);
 
-impl Tool for TerminalSignal {
-    fn name(&self) -> &'static str {
-        "terminal_signal"
-    }
-    fn description(&self) -> &'static str {
-        "Send a signal to the job in the foreground of a terminal (like pressing Ctrl-C for SIGINT, \
+impl ToolHandler for TerminalSignal {
+    const NAME: &'static str = "terminal_signal";
+    const DESCRIPTION: &'static str = "Send a signal to the job in the foreground of a terminal (like pressing Ctrl-C for SIGINT, \
          Ctrl-Z for SIGTSTP). Returns `delivered`, the process group hit (`targetPgid`) and whether the shell's \
          prompt came back within a second (`promptReturned`). SIGKILL aimed at the shell itself \
-         is refused: use terminal_close."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<SignalArgs>()
-    }
-    fn call<'a>(
+         is refused: use terminal_close.";
+    type Args = SignalArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        args: SignalArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: SignalArgs = parse_args(self.name(), args)?;
             let signal = match args.signal.to_ascii_uppercase().trim_start_matches("SIG") {
                 "INT" => Signal::Int,
                 "TERM" => Signal::Term,
@@ -302,7 +291,7 @@ impl Tool for TerminalSignal {
                 "HUP" => Signal::Hup,
                 other => {
                     return Err(ToolError::invalid(
-                        self.name(),
+                        Self::NAME,
                         "signal",
                         format!(
                             "unknown signal SIG{other}; use SIGINT, SIGTERM, SIGKILL, SIGTSTP or SIGHUP"
@@ -315,7 +304,7 @@ impl Tool for TerminalSignal {
                 .engine
                 .signal(&self.0.owner, &args.session_id, signal)
                 .await
-                .map_err(|e| engine_error(self.name(), e))?;
+                .map_err(|e| engine_error(Self::NAME, e))?;
             let after = if signalled.prompt_returned {
                 "; the prompt is back"
             } else {
@@ -347,30 +336,24 @@ struct SessionArgs {
 
 struct TerminalClose(Terminal);
 
-impl Tool for TerminalClose {
-    fn name(&self) -> &'static str {
-        "terminal_close"
-    }
-    fn description(&self) -> &'static str {
-        "Close a terminal session: SIGTERM and SIGHUP to its processes, a grace period, then SIGKILL. \
-         Returns how the shell ended."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<SessionArgs>()
-    }
-    fn call<'a>(
+impl ToolHandler for TerminalClose {
+    const NAME: &'static str = "terminal_close";
+    const DESCRIPTION: &'static str = "Close a terminal session: SIGTERM and SIGHUP to its processes, a grace period, then SIGKILL. \
+         Returns how the shell ended.";
+    type Args = SessionArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        args: SessionArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: SessionArgs = parse_args(self.name(), args)?;
             let status = self
                 .0
                 .engine
                 .close(&self.0.owner, &args.session_id)
                 .await
-                .map_err(|e| engine_error(self.name(), e))?;
+                .map_err(|e| engine_error(Self::NAME, e))?;
             let how = dsh_pty::engine::describe_exit(&status);
             Ok(ToolOutput {
                 text: format!("closed {} ({how})", args.session_id),
@@ -387,23 +370,18 @@ struct NoArgs {}
 
 struct TerminalList(Terminal);
 
-impl Tool for TerminalList {
-    fn name(&self) -> &'static str {
-        "terminal_list"
-    }
-    fn description(&self) -> &'static str {
-        "List your terminal sessions (other agents' sessions are not shown)."
-    }
-    fn input_schema(&self) -> Value {
-        schema_of::<NoArgs>()
-    }
-    fn call<'a>(
+impl ToolHandler for TerminalList {
+    const NAME: &'static str = "terminal_list";
+    const DESCRIPTION: &'static str =
+        "List your terminal sessions (other agents' sessions are not shown).";
+    type Args = NoArgs;
+
+    fn handle<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
-        args: Value,
+        _call: Invocation<'a>,
+        _args: NoArgs,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let _: NoArgs = parse_args(self.name(), if args.is_null() { json!({}) } else { args })?;
             let sessions = self.0.engine.list(&self.0.owner);
             let text = if sessions.is_empty() {
                 "no terminal sessions".to_owned()
