@@ -6,13 +6,34 @@
 //! requests are answered at once, `publishDiagnostics` is recorded. Any framing error,
 //! invalid message, dropped output or end of stdout kills the connection: every waiter
 //! gets the typed reason and the engine restarts the server on the next request.
+//!
+//! Requests, notifications and their params and results are lsp-types' types; a message
+//! that does not fit its type is an invalid message. The JSON-RPC envelope stays JSON:
+//! lsp-types does not model it, and server-to-client request ids may be strings.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use dsh_core::{OutputMode, Process, SpawnSpec, StdinMode, Subprocess};
+use lsp_types::notification::{Cancel, Exit, Initialized, Notification, PublishDiagnostics};
+use lsp_types::request::{
+    ApplyWorkspaceEdit, Initialize, RegisterCapability, Request, ShowMessageRequest, Shutdown,
+    UnregisterCapability, WorkDoneProgressCreate, WorkspaceConfiguration, WorkspaceFoldersRequest,
+};
+use lsp_types::{
+    ApplyWorkspaceEditResponse, CancelParams, ClientCapabilities, ClientInfo, ConfigurationParams,
+    DiagnosticClientCapabilities, DocumentSymbolClientCapabilities,
+    DynamicRegistrationClientCapabilities, GeneralClientCapabilities, GotoCapability,
+    HoverClientCapabilities, InitializeParams, InitializedParams, MarkupKind, NumberOrString,
+    PositionEncodingKind, PublishDiagnosticsClientCapabilities, PublishDiagnosticsParams,
+    RenameClientCapabilities, ServerCapabilities, TextDocumentClientCapabilities,
+    TextDocumentSyncClientCapabilities, TraceValue, Uri, WindowClientCapabilities,
+    WorkDoneProgressParams, WorkspaceClientCapabilities, WorkspaceFolder,
+    WorkspaceSymbolClientCapabilities,
+};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
@@ -25,6 +46,12 @@ use crate::framing::{FrameDecoder, FrameError, encode};
 const READ_CHUNK: usize = 256 * 1024;
 /// How much of stderr is quoted in errors.
 const STDERR_TAIL: usize = 2000;
+
+/// JSON-RPC's error codes for answers to server-to-client requests (lsp-types has only
+/// the LSP-specific ones).
+const INVALID_PARAMS: i64 = -32602;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INTERNAL_ERROR: i64 = -32603;
 
 /// Why a connection died (the first cause wins).
 #[derive(Debug, Clone)]
@@ -47,10 +74,10 @@ type Reply = Result<Value, RpcError>;
 /// The last `publishDiagnostics` for one document.
 #[derive(Debug, Clone)]
 pub(crate) struct Published {
-    pub version: Option<i64>,
+    pub version: Option<i32>,
     /// Sequence number of the notification (see [`Connection::seq`]).
     pub seq: u64,
-    pub diagnostics: Vec<Value>,
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -58,9 +85,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 struct Shared {
-    pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
+    pending: Mutex<HashMap<i32, oneshot::Sender<Reply>>>,
     failure: Mutex<Option<Failure>>,
-    diagnostics: Mutex<HashMap<String, Published>>,
+    diagnostics: Mutex<HashMap<Uri, Published>>,
     /// Bumped on every `publishDiagnostics` and when the connection dies.
     changed: watch::Sender<u64>,
     /// Counts messages sent and notifications received, to order them.
@@ -102,8 +129,9 @@ pub(crate) struct Connection {
     writer: Arc<Writer>,
     shared: Arc<Shared>,
     reader: JoinHandle<()>,
-    next_id: AtomicI64,
-    pub capabilities: Value,
+    /// LSP request ids are 32-bit integers.
+    next_id: AtomicI32,
+    pub capabilities: ServerCapabilities,
     cancel_grace: Duration,
 }
 
@@ -200,29 +228,14 @@ impl Connection {
             writer,
             shared,
             reader,
-            next_id: AtomicI64::new(1),
-            capabilities: Value::Null,
+            next_id: AtomicI32::new(1),
+            capabilities: ServerCapabilities::default(),
             cancel_grace: config.cancel_grace,
         };
-        let root_uri = crate::uri::from_path(root);
-        let root_name = root
-            .file_name()
-            .map_or_else(|| "workspace".to_owned(), |n| n.to_string_lossy().into_owned());
-        let process_id =
-            if config.same_process_namespace { json!(std::process::id()) } else { Value::Null };
-        let params = json!({
-            "processId": process_id,
-            "clientInfo": { "name": "dsh", "version": env!("CARGO_PKG_VERSION") },
-            "rootUri": root_uri,
-            "rootPath": root.to_string_lossy(),
-            "workspaceFolders": [{ "uri": root_uri, "name": root_name }],
-            "initializationOptions": server.initialization_options,
-            "capabilities": client_capabilities(),
-            "trace": "off",
-        });
-        let result = connection.request("initialize", params, config.startup_timeout).await?;
-        connection.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-        connection.notify("initialized", json!({})).await?;
+        let params = initialize_params(config, server, root)?;
+        let result = connection.request::<Initialize>(params, config.startup_timeout).await?;
+        connection.capabilities = result.capabilities;
+        connection.notify::<Initialized>(InitializedParams {}).await?;
         Ok(connection)
     }
 
@@ -239,14 +252,6 @@ impl Connection {
     /// The current message sequence number.
     pub fn seq(&self) -> u64 {
         self.shared.seq.load(Ordering::SeqCst)
-    }
-
-    /// Whether the server advertises `capability` (present and not `false`/`null`).
-    pub fn supports(&self, capability: &str) -> bool {
-        match self.capabilities.get(capability) {
-            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-            Some(_) => true,
-        }
     }
 
     fn stderr_tail(&self) -> String {
@@ -297,8 +302,30 @@ impl Connection {
         }
     }
 
-    /// Sends a notification.
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+    /// Sends notification `N`.
+    pub async fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
+        self.notify_raw(N::METHOD, encode_params(N::METHOD, params)?).await
+    }
+
+    /// Sends request `R` and waits for its result (see [`Self::request_raw`]). A result
+    /// that does not have `R`'s shape is an invalid message: the connection dies.
+    pub async fn request<R: Request>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LspError> {
+        let result =
+            self.request_raw(R::METHOD, encode_params(R::METHOD, params)?, timeout).await?;
+        serde_json::from_value(result).map_err(|error| {
+            self.shared.fail(Failure::Invalid(format!(
+                "its answer to {} does not fit the protocol: {error}",
+                R::METHOD
+            )));
+            self.failure_error()
+        })
+    }
+
+    async fn notify_raw(&self, method: &str, params: Value) -> Result<(), LspError> {
         if lock(&self.shared.failure).is_some() {
             return Err(self.failure_error());
         }
@@ -310,7 +337,7 @@ impl Connection {
     /// Sends a request and waits for its result. On timeout: `$/cancelRequest`, then
     /// [`Self::cancel_grace`] for any answer; a server that stays silent is marked dead
     /// (the caller restarts it).
-    pub async fn request(
+    async fn request_raw(
         &self,
         method: &str,
         params: Value,
@@ -333,7 +360,8 @@ impl Connection {
         let reply = match tokio::time::timeout(timeout, &mut rx).await {
             Ok(reply) => reply,
             Err(_) => {
-                let _ = self.notify("$/cancelRequest", json!({ "id": id })).await;
+                let cancel = CancelParams { id: NumberOrString::Number(id) };
+                let _ = self.notify::<Cancel>(cancel).await;
                 let acknowledged =
                     matches!(tokio::time::timeout(self.cancel_grace, &mut rx).await, Ok(Ok(_)));
                 lock(&self.shared.pending).remove(&id);
@@ -366,14 +394,14 @@ impl Connection {
     }
 
     /// The last diagnostics published for `uri`.
-    pub fn published(&self, uri: &str) -> Option<Published> {
+    pub fn published(&self, uri: &Uri) -> Option<Published> {
         lock(&self.shared.diagnostics).get(uri).cloned()
     }
 
     /// Waits until diagnostics for `uri` satisfy `accept`, or the connection dies.
     pub async fn wait_published(
         &self,
-        uri: &str,
+        uri: &Uri,
         timeout: Duration,
         accept: impl Fn(&Published) -> bool,
     ) -> Result<Option<Published>, LspError> {
@@ -406,8 +434,8 @@ impl Connection {
     /// `shutdown`, `exit`, then TERM, grace, KILL to the whole group.
     pub async fn shutdown(&self) {
         if self.is_alive() {
-            let _ = self.request("shutdown", Value::Null, Duration::from_secs(2)).await;
-            let _ = self.notify("exit", Value::Null).await;
+            let _ = self.request::<Shutdown>((), Duration::from_secs(2)).await;
+            let _ = self.notify::<Exit>(()).await;
             let _ = self.process.close_stdin().await;
             let _ = tokio::time::timeout(Duration::from_secs(2), self.process.wait()).await;
         }
@@ -415,30 +443,101 @@ impl Connection {
     }
 }
 
-/// What the client can do (positions are UTF-16, the LSP default).
-fn client_capabilities() -> Value {
-    json!({
-        "general": { "positionEncodings": ["utf-16"] },
-        "workspace": {
-            "configuration": true,
-            "workspaceFolders": true,
-            "applyEdit": false,
-            "symbol": { "dynamicRegistration": false },
-            "didChangeConfiguration": { "dynamicRegistration": false }
-        },
-        "window": { "workDoneProgress": true },
-        "textDocument": {
-            "synchronization": { "dynamicRegistration": false, "didSave": false },
-            "hover": { "contentFormat": ["markdown", "plaintext"] },
-            "definition": { "linkSupport": true },
-            "implementation": { "linkSupport": true },
-            "references": {},
-            "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
-            "rename": { "prepareSupport": false },
-            "publishDiagnostics": { "versionSupport": true, "relatedInformation": false },
-            "diagnostic": { "dynamicRegistration": false }
-        }
+/// The JSON of a message's params (lsp-types' params always encode; the error is kept
+/// typed all the same).
+fn encode_params(method: &str, params: impl serde::Serialize) -> Result<Value, LspError> {
+    serde_json::to_value(params).map_err(|error| {
+        LspError::InvalidArgument(format!("the parameters of {method} cannot be encoded: {error}"))
     })
+}
+
+fn initialize_params(
+    config: &LspConfig,
+    server: &ServerConfig,
+    root: &std::path::Path,
+) -> Result<InitializeParams, LspError> {
+    let root_uri = crate::uri::file_uri(root)?;
+    let root_name = root
+        .file_name()
+        .map_or_else(|| "workspace".to_owned(), |n| n.to_string_lossy().into_owned());
+    // Older servers still read the deprecated rootUri and rootPath.
+    #[allow(deprecated)]
+    Ok(InitializeParams {
+        // A pid from another process namespace would name some other process.
+        process_id: config.same_process_namespace.then(std::process::id),
+        root_path: Some(root.to_string_lossy().into_owned()),
+        root_uri: Some(root_uri.clone()),
+        initialization_options: Some(server.initialization_options.clone()),
+        capabilities: client_capabilities(),
+        trace: Some(TraceValue::Off),
+        workspace_folders: Some(vec![WorkspaceFolder { uri: root_uri, name: root_name }]),
+        client_info: Some(ClientInfo {
+            name: "dsh".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+        locale: None,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    })
+}
+
+/// What the client can do (positions are UTF-16, the LSP default).
+fn client_capabilities() -> ClientCapabilities {
+    let no_dynamic_registration =
+        DynamicRegistrationClientCapabilities { dynamic_registration: Some(false) };
+    ClientCapabilities {
+        general: Some(GeneralClientCapabilities {
+            position_encodings: Some(vec![PositionEncodingKind::UTF16]),
+            ..Default::default()
+        }),
+        workspace: Some(WorkspaceClientCapabilities {
+            configuration: Some(true),
+            workspace_folders: Some(true),
+            apply_edit: Some(false),
+            symbol: Some(WorkspaceSymbolClientCapabilities {
+                dynamic_registration: Some(false),
+                ..Default::default()
+            }),
+            did_change_configuration: Some(no_dynamic_registration),
+            ..Default::default()
+        }),
+        window: Some(WindowClientCapabilities {
+            work_done_progress: Some(true),
+            ..Default::default()
+        }),
+        text_document: Some(TextDocumentClientCapabilities {
+            synchronization: Some(TextDocumentSyncClientCapabilities {
+                dynamic_registration: Some(false),
+                did_save: Some(false),
+                ..Default::default()
+            }),
+            hover: Some(HoverClientCapabilities {
+                content_format: Some(vec![MarkupKind::Markdown, MarkupKind::PlainText]),
+                ..Default::default()
+            }),
+            definition: Some(GotoCapability { link_support: Some(true), ..Default::default() }),
+            implementation: Some(GotoCapability { link_support: Some(true), ..Default::default() }),
+            references: Some(DynamicRegistrationClientCapabilities::default()),
+            document_symbol: Some(DocumentSymbolClientCapabilities {
+                hierarchical_document_symbol_support: Some(true),
+                ..Default::default()
+            }),
+            rename: Some(RenameClientCapabilities {
+                prepare_support: Some(false),
+                ..Default::default()
+            }),
+            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                version_support: Some(true),
+                related_information: Some(false),
+                ..Default::default()
+            }),
+            diagnostic: Some(DiagnosticClientCapabilities {
+                dynamic_registration: Some(false),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
 }
 
 async fn read_loop(
@@ -512,28 +611,20 @@ async fn dispatch(body: &[u8], writer: &Writer, shared: &Shared) -> Result<(), S
             let _ = writer.send(&response).await;
         }
         (Some(method), None) => {
-            if method == "textDocument/publishDiagnostics" {
-                let params = object.get("params").cloned().unwrap_or(Value::Null);
-                let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-                    return Ok(());
-                };
+            if method == PublishDiagnostics::METHOD {
+                let params = object.get("params").unwrap_or(&Value::Null);
+                let params = PublishDiagnosticsParams::deserialize(params)
+                    .map_err(|error| format!("its {method} does not fit the protocol: {error}"))?;
                 let seq = shared.seq.fetch_add(1, Ordering::SeqCst) + 1;
-                let published = Published {
-                    version: params.get("version").and_then(Value::as_i64),
-                    seq,
-                    diagnostics: params
-                        .get("diagnostics")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                };
-                lock(&shared.diagnostics).insert(uri.to_owned(), published);
+                let published =
+                    Published { version: params.version, seq, diagnostics: params.diagnostics };
+                lock(&shared.diagnostics).insert(params.uri, published);
                 shared.changed.send_modify(|n| *n += 1);
             }
         }
         (None, Some(id)) => {
-            let Some(id) = id.as_i64() else {
-                // Not one of ours (we only send integer ids).
+            let Some(id) = id.as_i64().and_then(|id| i32::try_from(id).ok()) else {
+                // Not one of ours (we only send 32-bit integer ids).
                 return Ok(());
             };
             let waiter = lock(&shared.pending).remove(&id);
@@ -564,33 +655,45 @@ fn answer_server_request(
     settings: &Value,
 ) -> Result<Value, (i64, String)> {
     match method {
-        "workspace/configuration" => {
-            let items = params.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-            Ok(Value::Array(
-                items
-                    .iter()
-                    .map(|item| match item.get("section").and_then(Value::as_str) {
-                        None | Some("") => settings.clone(),
-                        Some(section) => section
-                            .split('.')
-                            .try_fold(settings, |value, key| value.get(key))
-                            .cloned()
-                            .unwrap_or(Value::Null),
-                    })
-                    .collect(),
-            ))
+        <WorkspaceConfiguration as Request>::METHOD => {
+            let params = ConfigurationParams::deserialize(params)
+                .map_err(|error| (INVALID_PARAMS, format!("invalid {method} params: {error}")))?;
+            let values: Vec<Value> = params
+                .items
+                .iter()
+                .map(|item| match item.section.as_deref() {
+                    None | Some("") => settings.clone(),
+                    Some(section) => section
+                        .split('.')
+                        .try_fold(settings, |value, key| value.get(key))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                })
+                .collect();
+            encode_result::<WorkspaceConfiguration>(values)
         }
-        "window/workDoneProgress/create"
-        | "client/registerCapability"
-        | "client/unregisterCapability" => Ok(Value::Null),
-        "workspace/applyEdit" => Ok(json!({
-            "applied": false,
-            "failureReason": "dsh does not let language servers edit files; edits are previews"
-        })),
-        "workspace/workspaceFolders" => Ok(Value::Null),
-        "window/showMessageRequest" => Ok(Value::Null),
-        _ => Err((-32601, format!("method not found: {method}"))),
+        <WorkDoneProgressCreate as Request>::METHOD => encode_result::<WorkDoneProgressCreate>(()),
+        <RegisterCapability as Request>::METHOD => encode_result::<RegisterCapability>(()),
+        <UnregisterCapability as Request>::METHOD => encode_result::<UnregisterCapability>(()),
+        <ApplyWorkspaceEdit as Request>::METHOD => {
+            encode_result::<ApplyWorkspaceEdit>(ApplyWorkspaceEditResponse {
+                applied: false,
+                failure_reason: Some(
+                    "dsh does not let language servers edit files; edits are previews".into(),
+                ),
+                failed_change: None,
+            })
+        }
+        <WorkspaceFoldersRequest as Request>::METHOD => {
+            encode_result::<WorkspaceFoldersRequest>(None)
+        }
+        <ShowMessageRequest as Request>::METHOD => encode_result::<ShowMessageRequest>(None),
+        _ => Err((METHOD_NOT_FOUND, format!("method not found: {method}"))),
     }
+}
+
+fn encode_result<R: Request>(result: R::Result) -> Result<Value, (i64, String)> {
+    serde_json::to_value(result).map_err(|error| (INTERNAL_ERROR, error.to_string()))
 }
 
 #[cfg(test)]
@@ -614,5 +717,78 @@ mod tests {
         let refused = answer_server_request("workspace/applyEdit", &json!({}), &settings).unwrap();
         assert_eq!(refused["applied"], json!(false));
         assert_eq!(answer_server_request("x/y", &Value::Null, &settings).unwrap_err().0, -32601);
+    }
+
+    #[test]
+    fn server_requests_are_answered_in_the_protocol_shapes() {
+        let settings = json!({ "a": 1 });
+        let refused = answer_server_request("workspace/applyEdit", &json!({}), &settings).unwrap();
+        assert_eq!(
+            refused,
+            json!({
+                "applied": false,
+                "failureReason": "dsh does not let language servers edit files; edits are previews"
+            })
+        );
+        for method in [
+            "client/unregisterCapability",
+            "workspace/workspaceFolders",
+            "window/showMessageRequest",
+        ] {
+            assert_eq!(answer_server_request(method, &Value::Null, &settings), Ok(Value::Null));
+        }
+        // Configuration items without a section get all the settings.
+        let whole =
+            answer_server_request("workspace/configuration", &json!({ "items": [{}] }), &settings);
+        assert_eq!(whole, Ok(json!([{ "a": 1 }])));
+        let (code, message) =
+            answer_server_request("workspace/configuration", &json!({ "items": 3 }), &settings)
+                .unwrap_err();
+        assert_eq!(code, -32602);
+        assert!(message.starts_with("invalid workspace/configuration params: "), "{message}");
+    }
+
+    #[test]
+    fn initialize_sends_the_root_the_client_info_and_the_client_capabilities() {
+        let mut config = LspConfig::new("/w/a b", Default::default());
+        let server = config.servers[0].clone();
+        let root = std::path::Path::new("/w/a b");
+        let params = serde_json::to_value(initialize_params(&config, &server, root).unwrap());
+        let expected = json!({
+            "processId": null,
+            "clientInfo": { "name": "dsh", "version": env!("CARGO_PKG_VERSION") },
+            "rootUri": "file:///w/a%20b",
+            "rootPath": "/w/a b",
+            "workspaceFolders": [{ "uri": "file:///w/a%20b", "name": "a b" }],
+            "initializationOptions": {},
+            "capabilities": {
+                "general": { "positionEncodings": ["utf-16"] },
+                "workspace": {
+                    "configuration": true,
+                    "workspaceFolders": true,
+                    "applyEdit": false,
+                    "symbol": { "dynamicRegistration": false },
+                    "didChangeConfiguration": { "dynamicRegistration": false }
+                },
+                "window": { "workDoneProgress": true },
+                "textDocument": {
+                    "synchronization": { "dynamicRegistration": false, "didSave": false },
+                    "hover": { "contentFormat": ["markdown", "plaintext"] },
+                    "definition": { "linkSupport": true },
+                    "implementation": { "linkSupport": true },
+                    "references": {},
+                    "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
+                    "rename": { "prepareSupport": false },
+                    "publishDiagnostics": { "versionSupport": true, "relatedInformation": false },
+                    "diagnostic": { "dynamicRegistration": false }
+                }
+            },
+            "trace": "off",
+        });
+        assert_eq!(params.unwrap(), expected);
+        // The host pid only means something in the host's process namespace.
+        config.same_process_namespace = true;
+        let params = initialize_params(&config, &server, root).unwrap();
+        assert_eq!(params.process_id, Some(std::process::id()));
     }
 }

@@ -8,7 +8,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dsh_core::{Fs, FsError, Subprocess};
-use serde_json::{Value, json};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification,
+    PublishDiagnostics,
+};
+use lsp_types::request::{
+    DocumentDiagnosticRequest, DocumentSymbolRequest, GotoDefinition, GotoImplementation,
+    HoverRequest, References, Rename, WorkspaceSymbolRequest,
+};
+use lsp_types::{
+    DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentChangeOperation, DocumentChanges, DocumentDiagnosticParams,
+    DocumentDiagnosticReport, DocumentDiagnosticReportResult, DocumentSymbol, DocumentSymbolParams,
+    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, HoverContents,
+    HoverParams, HoverProviderCapability, ImplementationProviderCapability, LanguageString,
+    MarkedString, NumberOrString, OneOf, Position, Range, ReferenceContext, ReferenceParams,
+    RenameParams, SymbolInformation, SymbolKind, TextDocumentContentChangeEvent, TextDocumentEdit,
+    TextDocumentIdentifier, TextDocumentItem, TextDocumentPositionParams, TextEdit, Uri,
+    VersionedTextDocumentIdentifier, WorkspaceEdit, WorkspaceSymbol, WorkspaceSymbolParams,
+    WorkspaceSymbolResponse,
+};
 
 use crate::client::{Connection, Published, find_program};
 use crate::config::{LspConfig, ServerConfig};
@@ -74,7 +93,7 @@ impl Operation {
 /// One open document as the server knows it.
 #[derive(Debug)]
 struct Document {
-    version: i64,
+    version: i32,
     text: String,
     /// The connection's sequence number right after the last didOpen/didChange.
     synced_seq: u64,
@@ -202,9 +221,9 @@ impl LspEngine {
                     reason: reason.to_string(),
                 }
             })?;
-            json!({ "line": l, "character": c })
+            Position::new(l, c)
         } else {
-            Value::Null
+            Position::default()
         };
         let project_root = self.project_root(server, &path, &root).await;
         let slot = self.slot(server, &project_root);
@@ -222,7 +241,7 @@ impl LspEngine {
                 }
                 return Err(error);
             }
-            let outcome = self.run(&mut slot, &op, &path, &extension, &text, &lsp_position).await;
+            let outcome = self.run(&mut slot, &op, &path, &extension, &text, lsp_position).await;
             match outcome {
                 Ok(output) => {
                     return Ok(LspResult {
@@ -392,11 +411,11 @@ impl LspEngine {
                 }
                 Err(FsError::NotFound { .. }) | Err(FsError::TooLarge { .. }) => {
                     documents.remove(&other);
+                    let text_document = TextDocumentIdentifier { uri: uri::file_uri(&other)? };
                     connection
-                        .notify(
-                            "textDocument/didClose",
-                            json!({ "textDocument": { "uri": uri::from_path(&other) } }),
-                        )
+                        .notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+                            text_document,
+                        })
                         .await?;
                 }
                 Err(_) => {}
@@ -405,16 +424,14 @@ impl LspEngine {
         if documents.contains_key(path) {
             change_document(connection, documents, path, text.to_owned()).await?;
         } else {
+            let text_document = TextDocumentItem {
+                uri: uri::file_uri(path)?,
+                language_id: language_id(extension).to_owned(),
+                version: 1,
+                text: text.to_owned(),
+            };
             connection
-                .notify(
-                    "textDocument/didOpen",
-                    json!({ "textDocument": {
-                        "uri": uri::from_path(path),
-                        "languageId": language_id(extension),
-                        "version": 1,
-                        "text": text,
-                    } }),
-                )
+                .notify::<DidOpenTextDocument>(DidOpenTextDocumentParams { text_document })
                 .await?;
             documents.insert(
                 path.to_path_buf(),
@@ -424,6 +441,7 @@ impl LspEngine {
         Ok(())
     }
 
+    /// `position` is the 0-based LSP position; operations not about a position ignore it.
     async fn run(
         &self,
         slot: &mut Slot,
@@ -431,23 +449,24 @@ impl LspEngine {
         path: &Path,
         extension: &str,
         text: &str,
-        position: &Value,
+        position: Position,
     ) -> Result<LspOutput, LspError> {
         self.sync(slot, path, extension, text).await?;
         let Some(connection) = slot.connection.as_ref() else {
             return Err(LspError::Disposed);
         };
-        let file_uri = uri::from_path(path);
-        let document = json!({ "uri": file_uri });
-        let at = json!({ "textDocument": document, "position": position });
+        let file_uri = uri::file_uri(path)?;
+        let document = TextDocumentIdentifier { uri: file_uri.clone() };
+        let at = TextDocumentPositionParams { text_document: document.clone(), position };
         let timeout = self.config.request_timeout;
         let mut texts = Texts {
             fs: self.fs.as_ref(),
             max_bytes: self.config.max_file_bytes,
             cache: HashMap::from([(path.to_path_buf(), Some(text.to_owned()))]),
         };
-        let require = |capability: &str| {
-            if connection.supports(capability) {
+        let capabilities = &connection.capabilities;
+        let require = |offered: bool| {
+            if offered {
                 Ok(())
             } else {
                 Err(LspError::Unsupported {
@@ -458,37 +477,66 @@ impl LspEngine {
         };
         match op {
             Operation::Hover => {
-                require("hoverProvider")?;
-                let result = connection.request("textDocument/hover", at, timeout).await?;
-                Ok(LspOutput::Hover(render_hover(&result)))
+                require(!matches!(
+                    capabilities.hover_provider,
+                    None | Some(HoverProviderCapability::Simple(false))
+                ))?;
+                let params = HoverParams {
+                    text_document_position_params: at,
+                    work_done_progress_params: Default::default(),
+                };
+                let hover = connection.request::<HoverRequest>(params, timeout).await?;
+                Ok(LspOutput::Hover(hover.and_then(|hover| render_hover(hover.contents))))
             }
             Operation::GoToDefinition | Operation::GoToImplementation => {
-                let (method, capability) = if *op == Operation::GoToDefinition {
-                    ("textDocument/definition", "definitionProvider")
-                } else {
-                    ("textDocument/implementation", "implementationProvider")
+                let params = GotoDefinitionParams {
+                    text_document_position_params: at,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
                 };
-                require(capability)?;
-                let result = connection.request(method, at, timeout).await?;
-                Ok(LspOutput::Locations(locations(&result, &mut texts).await))
+                let response = if *op == Operation::GoToDefinition {
+                    require(offered(capabilities.definition_provider.as_ref()))?;
+                    connection.request::<GotoDefinition>(params, timeout).await?
+                } else {
+                    require(!matches!(
+                        capabilities.implementation_provider,
+                        None | Some(ImplementationProviderCapability::Simple(false))
+                    ))?;
+                    connection.request::<GotoImplementation>(params, timeout).await?
+                };
+                Ok(LspOutput::Locations(locations(definition_targets(response), &mut texts).await))
             }
             Operation::FindReferences => {
-                require("referencesProvider")?;
-                let mut params = at;
-                params["context"] = json!({ "includeDeclaration": true });
-                let result = connection.request("textDocument/references", params, timeout).await?;
-                Ok(LspOutput::Locations(locations(&result, &mut texts).await))
+                require(offered(capabilities.references_provider.as_ref()))?;
+                let params = ReferenceParams {
+                    text_document_position: at,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                    context: ReferenceContext { include_declaration: true },
+                };
+                let found = connection.request::<References>(params, timeout).await?;
+                Ok(LspOutput::Locations(locations(found.unwrap_or_default(), &mut texts).await))
             }
             Operation::Diagnostics => {
-                let items = if connection.supports("diagnosticProvider") {
-                    let result = connection
-                        .request(
-                            "textDocument/diagnostic",
-                            json!({ "textDocument": document }),
-                            timeout,
+                let items = if capabilities.diagnostic_provider.is_some() {
+                    let params = DocumentDiagnosticParams {
+                        text_document: document,
+                        identifier: None,
+                        previous_result_id: None,
+                        work_done_progress_params: Default::default(),
+                        partial_result_params: Default::default(),
+                    };
+                    match connection.request::<DocumentDiagnosticRequest>(params, timeout).await? {
+                        DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+                            report,
+                        )) => report.full_document_diagnostic_report.items,
+                        // No previous result id is ever sent, so "unchanged" has nothing to
+                        // refer to; a partial result carries only other documents' reports.
+                        DocumentDiagnosticReportResult::Report(
+                            DocumentDiagnosticReport::Unchanged(_),
                         )
-                        .await?;
-                    result.get("items").and_then(Value::as_array).cloned().unwrap_or_default()
+                        | DocumentDiagnosticReportResult::Partial(_) => Vec::new(),
+                    }
                 } else {
                     let Some(doc) = slot.documents.get(path) else {
                         return Err(LspError::Disposed);
@@ -508,7 +556,7 @@ impl LspEngine {
                         None => {
                             return Err(LspError::Timeout {
                                 server: connection.server.clone(),
-                                method: "textDocument/publishDiagnostics".into(),
+                                method: <PublishDiagnostics as Notification>::METHOD.into(),
                                 after: self.config.diagnostics_timeout,
                                 restarted: false,
                             });
@@ -520,44 +568,61 @@ impl LspEngine {
                 ))
             }
             Operation::DocumentSymbols => {
-                require("documentSymbolProvider")?;
-                let result = connection
-                    .request(
-                        "textDocument/documentSymbol",
-                        json!({ "textDocument": document }),
-                        timeout,
-                    )
-                    .await?;
-                let mut out = Vec::new();
-                if let Some(items) = result.as_array() {
-                    for item in items {
-                        symbols(item, path, None, 0, &mut texts, &mut out).await;
+                require(offered(capabilities.document_symbol_provider.as_ref()))?;
+                let params = DocumentSymbolParams {
+                    text_document: document,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                let mut found = Vec::new();
+                match connection.request::<DocumentSymbolRequest>(params, timeout).await? {
+                    None => {}
+                    Some(DocumentSymbolResponse::Flat(list)) => {
+                        found.extend(list.into_iter().map(FoundSymbol::listed));
+                    }
+                    // The outline's ranges are in the requested document.
+                    Some(DocumentSymbolResponse::Nested(outline)) => {
+                        flatten_outline(outline, path, None, 0, &mut found);
                     }
                 }
-                Ok(LspOutput::Symbols(out))
+                Ok(LspOutput::Symbols(symbols(found, &mut texts).await))
             }
             Operation::WorkspaceSymbols { query } => {
-                require("workspaceSymbolProvider")?;
-                let result = connection
-                    .request("workspace/symbol", json!({ "query": query }), timeout)
-                    .await?;
-                let mut out = Vec::new();
-                if let Some(items) = result.as_array() {
-                    for item in items {
-                        symbols(item, path, None, 0, &mut texts, &mut out).await;
-                    }
-                }
-                Ok(LspOutput::Symbols(out))
+                require(offered(capabilities.workspace_symbol_provider.as_ref()))?;
+                let params = WorkspaceSymbolParams {
+                    query: query.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                let found =
+                    match connection.request::<WorkspaceSymbolRequest>(params, timeout).await? {
+                        None => Vec::new(),
+                        Some(WorkspaceSymbolResponse::Flat(list)) => {
+                            list.into_iter().map(FoundSymbol::listed).collect()
+                        }
+                        Some(WorkspaceSymbolResponse::Nested(list)) => {
+                            list.into_iter().map(FoundSymbol::searched).collect()
+                        }
+                    };
+                Ok(LspOutput::Symbols(symbols(found, &mut texts).await))
             }
             Operation::Rename { new_name } => {
-                require("renameProvider")?;
-                let mut params = at;
-                params["newName"] = json!(new_name);
-                let result = connection.request("textDocument/rename", params, timeout).await?;
-                Ok(LspOutput::Rename(rename_preview(&result, &mut texts).await))
+                require(offered(capabilities.rename_provider.as_ref()))?;
+                let params = RenameParams {
+                    text_document_position: at,
+                    new_name: new_name.clone(),
+                    work_done_progress_params: Default::default(),
+                };
+                let edit = connection.request::<Rename>(params, timeout).await?;
+                Ok(LspOutput::Rename(rename_preview(edit, &mut texts).await))
             }
         }
     }
+}
+
+/// Whether a `boolean | options` capability is offered: present and not `false`.
+fn offered<Options>(capability: Option<&OneOf<bool, Options>>) -> bool {
+    !matches!(capability, None | Some(OneOf::Left(false)))
 }
 
 /// didChange (full text, next version) when the text differs from what the server has.
@@ -574,92 +639,96 @@ async fn change_document(
         return Ok(());
     }
     let version = doc.version + 1;
-    connection
-        .notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": uri::from_path(path), "version": version },
-                "contentChanges": [ { "text": text } ],
-            }),
-        )
-        .await?;
+    let params = DidChangeTextDocumentParams {
+        text_document: VersionedTextDocumentIdentifier { uri: uri::file_uri(path)?, version },
+        content_changes: vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: text.clone(),
+        }],
+    };
+    connection.notify::<DidChangeTextDocument>(params).await?;
     doc.version = version;
     doc.text = text;
     doc.synced_seq = connection.seq();
     Ok(())
 }
 
-/// `Hover.contents` (MarkupContent, MarkedString or MarkedString[]) as markdown.
-fn render_hover(result: &Value) -> Option<String> {
-    fn marked(value: &Value) -> Option<String> {
+/// Hover contents (MarkupContent, MarkedString or MarkedString[]) as markdown; `None`
+/// when they say nothing.
+fn render_hover(contents: HoverContents) -> Option<String> {
+    fn marked(value: MarkedString) -> String {
         match value {
-            Value::String(s) => Some(s.clone()),
-            Value::Object(o) => {
-                let text = o.get("value").and_then(Value::as_str)?;
-                match (o.get("kind"), o.get("language").and_then(Value::as_str)) {
-                    (Some(_), _) => Some(text.to_owned()),
-                    (None, Some(language)) => Some(format!("```{language}\n{text}\n```")),
-                    (None, None) => Some(text.to_owned()),
-                }
+            MarkedString::String(text) => text,
+            MarkedString::LanguageString(LanguageString { language, value }) => {
+                format!("```{language}\n{value}\n```")
             }
-            _ => None,
         }
     }
-    let contents = result.get("contents")?;
     let text = match contents {
-        Value::Array(items) => items.iter().filter_map(marked).collect::<Vec<_>>().join("\n\n"),
-        other => marked(other)?,
+        HoverContents::Markup(markup) => markup.value,
+        HoverContents::Scalar(value) => marked(value),
+        HoverContents::Array(values) => {
+            values.into_iter().map(marked).collect::<Vec<_>>().join("\n\n")
+        }
     };
     (!text.trim().is_empty()).then_some(text)
 }
 
-/// 1-based (line, character) of an LSP `Position`.
-fn one_based(position: Option<&Value>) -> (u32, u32) {
-    let get = |key: &str| {
-        position.and_then(|p| p.get(key)).and_then(Value::as_u64).unwrap_or(0) as u32 + 1
-    };
-    (get("line"), get("character"))
+/// 1-based (line, character) of an LSP position; (1, 1) when there is none.
+fn one_based(position: Option<Position>) -> (u32, u32) {
+    position.map_or((1, 1), |p| (p.line.saturating_add(1), p.character.saturating_add(1)))
 }
 
-async fn location_of(uri_text: &str, range: Option<&Value>, texts: &mut Texts<'_>) -> Location {
-    let path = uri::to_path(uri_text).unwrap_or_else(|| PathBuf::from(uri_text));
-    let (line, character) = one_based(range.and_then(|r| r.get("start")));
-    let (end_line, end_character) = one_based(range.and_then(|r| r.get("end")));
-    let excerpt = match texts.get(&path).await {
-        Some(text) if range.is_some() => position::excerpt(text, line - 1, EXCERPT_CHARS),
-        _ => String::new(),
+/// `range` in the file at `path`, with the excerpt of its first line (none without a
+/// range).
+async fn location_at(path: PathBuf, range: Option<Range>, texts: &mut Texts<'_>) -> Location {
+    let (line, character) = one_based(range.map(|r| r.start));
+    let (end_line, end_character) = one_based(range.map(|r| r.end));
+    let excerpt = match range {
+        Some(_) => texts
+            .get(&path)
+            .await
+            .map(|text| position::excerpt(text, line - 1, EXCERPT_CHARS))
+            .unwrap_or_default(),
+        None => String::new(),
     };
     Location { path, line, character, end_line, end_character, excerpt }
 }
 
-/// Location | Location[] | LocationLink[] | null.
-async fn locations(result: &Value, texts: &mut Texts<'_>) -> Vec<Location> {
-    let items = match result {
-        Value::Array(items) => items.clone(),
-        Value::Null => Vec::new(),
-        other => vec![other.clone()],
-    };
-    let mut out = Vec::new();
-    for item in &items {
-        if let Some(target) = item.get("targetUri").and_then(Value::as_str) {
-            let range = item.get("targetSelectionRange").or_else(|| item.get("targetRange"));
-            out.push(location_of(target, range, texts).await);
-        } else if let Some(uri_text) = item.get("uri").and_then(Value::as_str) {
-            out.push(location_of(uri_text, item.get("range"), texts).await);
-        }
+/// Location | Location[] | LocationLink[] | null, as locations (a link's target is the
+/// name it points at, its selection range).
+fn definition_targets(response: Option<GotoDefinitionResponse>) -> Vec<lsp_types::Location> {
+    match response {
+        None => Vec::new(),
+        Some(GotoDefinitionResponse::Scalar(location)) => vec![location],
+        Some(GotoDefinitionResponse::Array(locations)) => locations,
+        Some(GotoDefinitionResponse::Link(links)) => links
+            .into_iter()
+            .map(|link| lsp_types::Location {
+                uri: link.target_uri,
+                range: link.target_selection_range,
+            })
+            .collect(),
+    }
+}
+
+async fn locations(found: Vec<lsp_types::Location>, texts: &mut Texts<'_>) -> Vec<Location> {
+    let mut out = Vec::with_capacity(found.len());
+    for location in found {
+        out.push(location_at(uri::path_or_text(&location.uri), Some(location.range), texts).await);
     }
     out
 }
 
-fn diagnostic(item: &Value, path: &Path, text: &str) -> Diagnostic {
-    let range = item.get("range");
-    let (line, character) = one_based(range.and_then(|r| r.get("start")));
-    let (end_line, end_character) = one_based(range.and_then(|r| r.get("end")));
-    let severity = match item.get("severity").and_then(Value::as_u64) {
-        Some(1) => "error",
-        Some(2) => "warning",
-        Some(3) => "information",
-        Some(4) => "hint",
+fn diagnostic(item: &lsp_types::Diagnostic, path: &Path, text: &str) -> Diagnostic {
+    let (line, character) = one_based(Some(item.range.start));
+    let (end_line, end_character) = one_based(Some(item.range.end));
+    let severity = match item.severity {
+        Some(DiagnosticSeverity::WARNING) => "warning",
+        Some(DiagnosticSeverity::INFORMATION) => "information",
+        Some(DiagnosticSeverity::HINT) => "hint",
+        // Errors, and severities left to the client (missing or unknown), show as errors.
         _ => "error",
     };
     Diagnostic {
@@ -669,124 +738,175 @@ fn diagnostic(item: &Value, path: &Path, text: &str) -> Diagnostic {
         character,
         end_line,
         end_character,
-        message: item.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
-        source: item.get("source").and_then(Value::as_str).map(str::to_owned),
-        code: match item.get("code") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        },
+        message: item.message.clone(),
+        source: item.source.clone(),
+        code: item.code.as_ref().map(|code| match code {
+            NumberOrString::Number(number) => number.to_string(),
+            NumberOrString::String(text) => text.clone(),
+        }),
         excerpt: position::excerpt(text, line - 1, EXCERPT_CHARS),
     }
 }
 
-const SYMBOL_KINDS: [&str; 26] = [
-    "file",
-    "module",
-    "namespace",
-    "package",
-    "class",
-    "method",
-    "property",
-    "field",
-    "constructor",
-    "enum",
-    "interface",
-    "function",
-    "variable",
-    "constant",
-    "string",
-    "number",
-    "boolean",
-    "array",
-    "object",
-    "key",
-    "null",
-    "enum member",
-    "struct",
-    "event",
-    "operator",
-    "type parameter",
-];
-
-fn symbol_kind(item: &Value) -> String {
-    item.get("kind")
-        .and_then(Value::as_u64)
-        .and_then(|k| SYMBOL_KINDS.get((k as usize).wrapping_sub(1)))
-        .map_or_else(|| "symbol".to_owned(), |k| (*k).to_owned())
+/// How a symbol kind is shown: the protocol's names, in words.
+fn symbol_kind(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::FILE => "file",
+        SymbolKind::MODULE => "module",
+        SymbolKind::NAMESPACE => "namespace",
+        SymbolKind::PACKAGE => "package",
+        SymbolKind::CLASS => "class",
+        SymbolKind::METHOD => "method",
+        SymbolKind::PROPERTY => "property",
+        SymbolKind::FIELD => "field",
+        SymbolKind::CONSTRUCTOR => "constructor",
+        SymbolKind::ENUM => "enum",
+        SymbolKind::INTERFACE => "interface",
+        SymbolKind::FUNCTION => "function",
+        SymbolKind::VARIABLE => "variable",
+        SymbolKind::CONSTANT => "constant",
+        SymbolKind::STRING => "string",
+        SymbolKind::NUMBER => "number",
+        SymbolKind::BOOLEAN => "boolean",
+        SymbolKind::ARRAY => "array",
+        SymbolKind::OBJECT => "object",
+        SymbolKind::KEY => "key",
+        SymbolKind::NULL => "null",
+        SymbolKind::ENUM_MEMBER => "enum member",
+        SymbolKind::STRUCT => "struct",
+        SymbolKind::EVENT => "event",
+        SymbolKind::OPERATOR => "operator",
+        SymbolKind::TYPE_PARAMETER => "type parameter",
+        _ => "symbol",
+    }
 }
 
-/// DocumentSymbol (with children), SymbolInformation or WorkspaceSymbol, flattened.
-fn symbols<'a>(
-    item: &'a Value,
-    path: &'a Path,
+/// A symbol from any of the protocol's three shapes, before its excerpt is read.
+struct FoundSymbol {
+    name: String,
+    kind: SymbolKind,
     container: Option<String>,
     depth: usize,
-    texts: &'a mut Texts<'_>,
-    out: &'a mut Vec<Symbol>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
-    Box::pin(async move {
-        let name = item.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
-        let kind = symbol_kind(item);
-        let location = if let Some(range) = item.get("selectionRange").or_else(|| item.get("range"))
-        {
-            // DocumentSymbol: ranges are in the requested document.
-            location_of(&uri::from_path(path), Some(range), texts).await
-        } else if let Some(location) = item.get("location") {
-            let uri_text = location.get("uri").and_then(Value::as_str).unwrap_or("");
-            location_of(uri_text, location.get("range"), texts).await
-        } else {
-            location_of(&uri::from_path(path), None, texts).await
-        };
-        let container = item
-            .get("containerName")
-            .and_then(Value::as_str)
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned)
-            .or(container);
-        out.push(Symbol { name: name.clone(), kind, container, depth, location });
-        if let Some(children) = item.get("children").and_then(Value::as_array) {
-            for child in children {
-                symbols(child, path, Some(name.clone()), depth + 1, texts, out).await;
-            }
-        }
-    })
+    path: PathBuf,
+    range: Option<Range>,
 }
 
-/// WorkspaceEdit (`changes` or `documentChanges`) as a per-file preview.
-async fn rename_preview(result: &Value, texts: &mut Texts<'_>) -> Vec<FileEdits> {
-    let mut per_file: Vec<(String, Vec<Value>)> = Vec::new();
-    if let Some(changes) = result.get("changes").and_then(Value::as_object) {
-        for (uri_text, edits) in changes {
-            per_file.push((uri_text.clone(), edits.as_array().cloned().unwrap_or_default()));
+impl FoundSymbol {
+    /// A SymbolInformation (document or workspace symbols as a flat list).
+    fn listed(symbol: SymbolInformation) -> Self {
+        Self {
+            name: symbol.name,
+            kind: symbol.kind,
+            container: symbol.container_name.filter(|c| !c.is_empty()),
+            depth: 0,
+            path: uri::path_or_text(&symbol.location.uri),
+            range: Some(symbol.location.range),
         }
     }
-    if let Some(changes) = result.get("documentChanges").and_then(Value::as_array) {
-        for change in changes {
-            if let Some(uri_text) =
-                change.get("textDocument").and_then(|d| d.get("uri")).and_then(Value::as_str)
-            {
-                let edits = change.get("edits").and_then(Value::as_array).cloned();
-                per_file.push((uri_text.to_owned(), edits.unwrap_or_default()));
+
+    /// A WorkspaceSymbol, whose location may be a bare URI (no range).
+    fn searched(symbol: WorkspaceSymbol) -> Self {
+        let (uri, range) = match symbol.location {
+            OneOf::Left(location) => (location.uri, Some(location.range)),
+            OneOf::Right(location) => (location.uri, None),
+        };
+        Self {
+            name: symbol.name,
+            kind: symbol.kind,
+            container: symbol.container_name.filter(|c| !c.is_empty()),
+            depth: 0,
+            path: uri::path_or_text(&uri),
+            range,
+        }
+    }
+}
+
+/// A document outline, depth first, each child contained in its parent.
+fn flatten_outline(
+    outline: Vec<DocumentSymbol>,
+    path: &Path,
+    container: Option<&str>,
+    depth: usize,
+    out: &mut Vec<FoundSymbol>,
+) {
+    for symbol in outline {
+        out.push(FoundSymbol {
+            name: symbol.name.clone(),
+            kind: symbol.kind,
+            container: container.map(str::to_owned),
+            depth,
+            path: path.to_path_buf(),
+            range: Some(symbol.selection_range),
+        });
+        if let Some(children) = symbol.children {
+            flatten_outline(children, path, Some(&symbol.name), depth + 1, out);
+        }
+    }
+}
+
+async fn symbols(found: Vec<FoundSymbol>, texts: &mut Texts<'_>) -> Vec<Symbol> {
+    let mut out = Vec::with_capacity(found.len());
+    for symbol in found {
+        out.push(Symbol {
+            name: symbol.name,
+            kind: symbol_kind(symbol.kind).to_owned(),
+            container: symbol.container,
+            depth: symbol.depth,
+            location: location_at(symbol.path, symbol.range, texts).await,
+        });
+    }
+    out
+}
+
+/// The edits of a WorkspaceEdit (`changes` and `documentChanges`) as a per-file preview;
+/// file operations are not edits and are left out.
+async fn rename_preview(edit: Option<WorkspaceEdit>, texts: &mut Texts<'_>) -> Vec<FileEdits> {
+    fn document_edits(edit: TextDocumentEdit) -> (Uri, Vec<TextEdit>) {
+        let edits = edit
+            .edits
+            .into_iter()
+            .map(|edit| match edit {
+                OneOf::Left(edit) => edit,
+                OneOf::Right(annotated) => annotated.text_edit,
+            })
+            .collect();
+        (edit.text_document.uri, edits)
+    }
+    let mut per_file: Vec<(Uri, Vec<TextEdit>)> = Vec::new();
+    if let Some(edit) = edit {
+        let mut changes: Vec<_> = edit.changes.unwrap_or_default().into_iter().collect();
+        // The map has no order; by URI, files that land on one path keep a stable one.
+        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        per_file.extend(changes);
+        match edit.document_changes {
+            None => {}
+            Some(DocumentChanges::Edits(edits)) => {
+                per_file.extend(edits.into_iter().map(document_edits));
+            }
+            Some(DocumentChanges::Operations(operations)) => {
+                per_file.extend(operations.into_iter().filter_map(|operation| match operation {
+                    DocumentChangeOperation::Edit(edit) => Some(document_edits(edit)),
+                    DocumentChangeOperation::Op(_) => None,
+                }));
             }
         }
     }
     let mut out = Vec::new();
-    for (uri_text, edits) in per_file {
+    for (file_uri, edits) in per_file {
+        let path = uri::path_or_text(&file_uri);
         let mut previews = Vec::new();
-        for edit in &edits {
-            let location = location_of(&uri_text, edit.get("range"), texts).await;
+        for edit in edits {
+            let location = location_at(path.clone(), Some(edit.range), texts).await;
             previews.push(TextEditPreview {
                 line: location.line,
                 character: location.character,
                 end_line: location.end_line,
                 end_character: location.end_character,
-                new_text: edit.get("newText").and_then(Value::as_str).unwrap_or("").to_owned(),
+                new_text: edit.new_text,
                 excerpt: location.excerpt,
             });
         }
         previews.sort_by_key(|e| (e.line, e.character));
-        let path = uri::to_path(&uri_text).unwrap_or_else(|| PathBuf::from(&uri_text));
         out.push(FileEdits { path, edits: previews });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -796,27 +916,231 @@ async fn rename_preview(result: &Value, texts: &mut Texts<'_>) -> Vec<FileEdits>
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use serde_json::{Value, json};
+
     use super::*;
+
+    /// A server's JSON as the typed value the engine receives.
+    fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
+        serde_json::from_value(value).unwrap()
+    }
 
     #[test]
     fn hover_contents_of_every_shape_render_as_markdown() {
+        let hover = |value: Value| {
+            typed::<Option<lsp_types::Hover>>(value).and_then(|hover| render_hover(hover.contents))
+        };
         let markup = json!({ "contents": { "kind": "markdown", "value": "**x** 你好" } });
-        assert_eq!(render_hover(&markup).unwrap(), "**x** 你好");
+        assert_eq!(hover(markup).unwrap(), "**x** 你好");
         let marked = json!({ "contents": [ { "language": "python", "value": "def f()" }, "doc" ] });
-        assert_eq!(render_hover(&marked).unwrap(), "```python\ndef f()\n```\n\ndoc");
-        assert_eq!(render_hover(&json!({ "contents": "" })), None);
-        assert_eq!(render_hover(&Value::Null), None);
+        assert_eq!(hover(marked).unwrap(), "```python\ndef f()\n```\n\ndoc");
+        let single = json!({ "contents": { "language": "ts", "value": "let x" } });
+        assert_eq!(hover(single).unwrap(), "```ts\nlet x\n```");
+        assert_eq!(hover(json!({ "contents": "" })), None);
+        assert_eq!(hover(json!({ "contents": { "kind": "plaintext", "value": " \n" } })), None);
+        assert_eq!(hover(Value::Null), None);
     }
 
     #[test]
     fn diagnostics_are_one_based_with_severity_and_excerpt() {
-        let item = json!({
+        let item = typed(json!({
             "range": { "start": { "line": 1, "character": 4 }, "end": { "line": 1, "character": 6 } },
             "severity": 2, "message": "m", "source": "pyright", "code": "reportX"
-        });
+        }));
         let d = diagnostic(&item, Path::new("/w/a.py"), "x\n 🎉 yz\n");
         assert_eq!((d.line, d.character, d.end_character), (2, 5, 7));
         assert_eq!((d.severity.as_str(), d.excerpt.as_str()), ("warning", "🎉 yz"));
         assert_eq!(d.code.as_deref(), Some("reportX"));
+        assert_eq!(d.source.as_deref(), Some("pyright"));
+        // A numeric code, no severity (an error), no source.
+        let item = typed(json!({
+            "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } },
+            "message": "bad", "code": 2322
+        }));
+        let d = diagnostic(&item, Path::new("/w/a.ts"), "x\n");
+        assert_eq!(
+            (d.severity.as_str(), d.code.as_deref(), d.source, d.excerpt.as_str()),
+            ("error", Some("2322"), None, "x")
+        );
+    }
+
+    #[test]
+    fn every_symbol_kind_has_its_protocol_name() {
+        assert_eq!(symbol_kind(SymbolKind::FILE), "file");
+        assert_eq!(symbol_kind(SymbolKind::FUNCTION), "function");
+        assert_eq!(symbol_kind(SymbolKind::ENUM_MEMBER), "enum member");
+        assert_eq!(symbol_kind(SymbolKind::TYPE_PARAMETER), "type parameter");
+        assert_eq!(symbol_kind(typed(json!(27))), "symbol");
+        assert_eq!(symbol_kind(typed(json!(0))), "symbol");
+    }
+
+    /// A workspace with `a.py` (two lines), and the excerpt reader over it.
+    fn workspace() -> (tempfile::TempDir, PathBuf, dsh_core::local::Local) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.py");
+        std::fs::write(&file, "def f():\n    return \"你好 🎉\"\n").unwrap();
+        (dir, file, dsh_core::local::Local::new())
+    }
+
+    fn texts(fs: &dsh_core::local::Local) -> Texts<'_> {
+        Texts { fs, max_bytes: 1 << 20, cache: HashMap::new() }
+    }
+
+    #[tokio::test]
+    async fn definitions_of_every_shape_become_located_excerpts() {
+        let (_dir, file, fs) = workspace();
+        let uri = uri::from_path(&file);
+        let range = json!({ "start": { "line": 1, "character": 4 }, "end": { "line": 1, "character": 10 } });
+        let name =
+            json!({ "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 5 } });
+        let fs = &fs;
+        let found = |value: Value| async move {
+            locations(definition_targets(typed(value)), &mut texts(fs)).await
+        };
+        let expected = Location {
+            path: file.clone(),
+            line: 2,
+            character: 5,
+            end_line: 2,
+            end_character: 11,
+            excerpt: "return \"你好 🎉\"".into(),
+        };
+        let scalar = found(json!({ "uri": uri, "range": range })).await;
+        assert_eq!((scalar.len(), &scalar[0]), (1, &expected));
+        let array = found(json!([{ "uri": uri, "range": range }, { "uri": uri, "range": range }]));
+        assert_eq!(array.await, [expected.clone(), expected]);
+        let link = json!([{
+            "targetUri": uri, "targetRange": range, "targetSelectionRange": name,
+            "originSelectionRange": range
+        }]);
+        let name_location = Location {
+            path: file.clone(),
+            line: 1,
+            character: 5,
+            end_line: 1,
+            end_character: 6,
+            excerpt: "def f():".into(),
+        };
+        assert_eq!(found(link).await, [name_location]);
+        assert_eq!(found(Value::Null).await, []);
+        // A URI that names no local file is shown as sent, without an excerpt.
+        let remote = found(json!({ "uri": "untitled:Untitled-1", "range": range })).await;
+        assert_eq!(remote[0].path, PathBuf::from("untitled:Untitled-1"));
+        assert_eq!(remote[0].excerpt, "");
+    }
+
+    #[tokio::test]
+    async fn symbols_of_every_shape_are_flattened_with_depth_and_container() {
+        let (_dir, file, fs) = workspace();
+        let uri = uri::from_path(&file);
+        let span = |line: u32, from: u32, to: u32| json!({ "start": { "line": line, "character": from }, "end": { "line": line, "character": to } });
+        let outline: Vec<DocumentSymbol> = typed(json!([{
+            "name": "f", "kind": 12, "range": span(0, 0, 8), "selectionRange": span(0, 4, 5),
+            "children": [{ "name": "inner", "kind": 13, "range": span(1, 4, 10), "selectionRange": span(1, 4, 10) }]
+        }]));
+        let mut found = Vec::new();
+        flatten_outline(outline, &file, None, 0, &mut found);
+        let outline = symbols(found, &mut texts(&fs)).await;
+        let shown: Vec<_> = outline
+            .iter()
+            .map(|s| {
+                let at = (s.location.line, s.location.character, s.location.excerpt.as_str());
+                (s.name.as_str(), s.kind.as_str(), s.container.as_deref(), s.depth, at)
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("f", "function", None, 0, (1, 5, "def f():")),
+                ("inner", "variable", Some("f"), 1, (2, 5, "return \"你好 🎉\"")),
+            ]
+        );
+        assert!(outline.iter().all(|s| s.location.path == file));
+
+        let listed: Vec<SymbolInformation> = typed(json!([
+            { "name": "f", "kind": 12, "location": { "uri": uri, "range": span(0, 4, 5) }, "containerName": "" },
+            { "name": "g", "kind": 6, "location": { "uri": uri, "range": span(1, 4, 5) }, "containerName": "C" }
+        ]));
+        let listed =
+            symbols(listed.into_iter().map(FoundSymbol::listed).collect(), &mut texts(&fs)).await;
+        assert_eq!(listed[0].container, None);
+        assert_eq!(
+            (listed[1].kind.as_str(), listed[1].container.as_deref()),
+            ("method", Some("C"))
+        );
+        assert_eq!((listed[1].location.line, listed[1].location.character), (2, 5));
+
+        // A workspace symbol may point at a whole file: no range, no excerpt.
+        let searched: Vec<WorkspaceSymbol> =
+            typed(json!([{ "name": "a", "kind": 2, "location": { "uri": uri } }]));
+        let searched =
+            symbols(searched.into_iter().map(FoundSymbol::searched).collect(), &mut texts(&fs))
+                .await;
+        let whole_file = Location {
+            path: file.clone(),
+            line: 1,
+            character: 1,
+            end_line: 1,
+            end_character: 1,
+            excerpt: String::new(),
+        };
+        assert_eq!((searched[0].kind.as_str(), &searched[0].location), ("module", &whole_file));
+    }
+
+    #[tokio::test]
+    async fn rename_previews_gather_every_edit_shape_per_file_in_order() {
+        let (dir, file, fs) = workspace();
+        let other = dir.path().join("b c.py");
+        std::fs::write(&other, "f()\n").unwrap();
+        let (uri, other_uri) = (uri::from_path(&file), uri::from_path(&other));
+        let edit = |line: u32, from: u32, to: u32| {
+            json!({
+                "range": { "start": { "line": line, "character": from }, "end": { "line": line, "character": to } },
+                "newText": "g"
+            })
+        };
+        let fs = &fs;
+        let preview =
+            |value: Value| async move { rename_preview(typed(value), &mut texts(fs)).await };
+        let changes = json!({ "changes": { uri.clone(): [edit(0, 4, 5)], other_uri.clone(): [edit(0, 0, 1)] } });
+        let expected = [
+            FileEdits {
+                path: file.clone(),
+                edits: vec![TextEditPreview {
+                    line: 1,
+                    character: 5,
+                    end_line: 1,
+                    end_character: 6,
+                    new_text: "g".into(),
+                    excerpt: "def f():".into(),
+                }],
+            },
+            FileEdits {
+                path: other.clone(),
+                edits: vec![TextEditPreview {
+                    line: 1,
+                    character: 1,
+                    end_line: 1,
+                    end_character: 2,
+                    new_text: "g".into(),
+                    excerpt: "f()".into(),
+                }],
+            },
+        ];
+        assert_eq!(preview(changes).await, expected);
+        // documentChanges: plain and annotated edits, edits sorted; file operations skipped.
+        let mut annotated = edit(0, 4, 5);
+        annotated["annotationId"] = json!("rename");
+        let document_changes = json!({ "documentChanges": [
+            { "kind": "create", "uri": "file:///new.py" },
+            { "textDocument": { "uri": other_uri, "version": null }, "edits": [edit(0, 0, 1)] },
+            { "textDocument": { "uri": uri, "version": 1 }, "edits": [edit(1, 11, 12), annotated] }
+        ] });
+        let previews = preview(document_changes).await;
+        assert_eq!(previews.len(), 2);
+        assert_eq!(previews[1], expected[1]);
+        let starts: Vec<_> = previews[0].edits.iter().map(|e| (e.line, e.character)).collect();
+        assert_eq!((previews[0].path.clone(), starts), (file.clone(), vec![(1, 5), (2, 12)]));
+        assert_eq!(preview(Value::Null).await, []);
     }
 }

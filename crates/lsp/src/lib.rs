@@ -12,6 +12,9 @@
 //! - [`LspEngine`]: servers from [`LspConfig`] started lazily per project root, reused,
 //!   restarted once after a crash; document sync; the operations.
 //! - [`position`]: 1-based UTF-16 columns ↔ LSP positions, excerpts.
+//! - [`uri`]: sandbox paths as `file://` URIs and back.
+//!
+//! The protocol's messages are lsp-types' types; only the JSON-RPC envelope is plain JSON.
 
 mod client;
 pub mod config;

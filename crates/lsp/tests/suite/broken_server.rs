@@ -252,6 +252,25 @@ async fn a_frame_that_is_not_json_is_a_typed_error_then_the_server_restarts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_of_the_wrong_shape_is_a_typed_error_then_the_server_restarts() {
+    for (mode, prefix) in [
+        ("badshape", "its answer to textDocument/hover does not fit the protocol: "),
+        ("badinit", "its answer to initialize does not fit the protocol: "),
+        ("badpublish", "its textDocument/publishDiagnostics does not fit the protocol: "),
+    ] {
+        let (h, file, state) = broken(Backend::Local, mode, |_| {}).await;
+        let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
+        assert!(
+            matches!(&error, LspError::InvalidMessage { detail, .. } if detail.starts_with(prefix)),
+            "{error:?}"
+        );
+        let answer = h.ask(Operation::Hover, &file, 1, 1).await;
+        assert_eq!(hover_text(&answer), "fake hover from start 2");
+        assert_eq!(starts(state.path()), 2);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_requests_queue_on_one_server() {
     let (h, file, state) = broken(Backend::Local, "pid", |_| {}).await;
     let ask = || h.engine.request(Operation::Hover, &file, 1, 1);
