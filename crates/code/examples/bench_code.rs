@@ -1,13 +1,15 @@
 //! Code Mode numbers: `cargo run --release -p dsh-code --example bench_code`.
 //!
+//! - strip time (`strip_types`, swc) of the programs below, and its throughput on a
+//!   100 KiB and a 500 KiB TypeScript file. `BENCH_STRIP_ONLY=1` stops after these;
+//!   `BENCH_SAMPLES=1` prints every throughput sample;
 //! - cold `run_code` of `return 1` with the runner already up (a fresh worker per run;
 //!   the next one pre-spawned while idle), on the local backend and through a real
 //!   dsh-envd (the sandbox backend);
+//! - `run_code` end to end of a ~4 KiB and a ~100 KiB typed TypeScript program that call
+//!   one tool (strip, ship, compile, run, result);
 //! - binding round trip: one `await tools.noop({})` from inside a program, measured in
-//!   the worker (worker → runner → host dispatch → runner → worker);
-//! - strip throughput on a 1 MiB TypeScript file: the product path (oxc fast path, cut
-//!   in two halves on two threads), one thread on 100 KiB, and the swc reference alone.
-//!   `BENCH_STRIP_ONLY=1` stops after these.
+//!   the worker (worker → runner → host dispatch → runner → worker).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,13 +19,16 @@ use std::time::{Duration, Instant};
 
 use dsh_code::{
     BoxFuture, CodeConfig, CodeEngine, RunRequest, ToolCallFailure, ToolDispatcher, ToolInfo,
-    strip_types, strip_types_fast, strip_types_reference,
+    strip_types,
 };
 use dsh_core::{Fs, Subprocess};
 use serde_json::{Value, json};
 
 #[path = "support/typescript.rs"]
 mod typescript;
+
+/// The realistic programs: one unit (about 4 KiB) and 26 (about 100 KiB).
+const PROGRAM_UNITS: [usize; 2] = [1, 26];
 
 struct Noop;
 
@@ -67,6 +72,34 @@ async fn bench(label: &str, fs: Arc<dyn Fs>, subprocess: Arc<dyn Subprocess>, cw
             }
         }
         println!("[{label}] cold run_code `return 1`, runner warm, {mode}: {}", stats(samples));
+    }
+
+    // End to end (strip, ship, compile, run, one tool call, result) for programs of the
+    // sizes models write, and a long one; idle between runs, as between model turns.
+    for units in PROGRAM_UNITS {
+        let code = typescript::program(units);
+        let mut samples = Vec::new();
+        for i in 0..120 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let t = Instant::now();
+            let outcome = engine.run(RunRequest::new(code.as_str()), tools.clone()).await.unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            assert_eq!(
+                outcome.result,
+                Some(json!({ "units": units, "reply": {} })),
+                "{:?}",
+                outcome.error
+            );
+            if i >= 20 {
+                samples.push(ms);
+            }
+        }
+        println!(
+            "[{label}] run_code, {units} unit(s) of typed TypeScript ({:.1} KiB, one tool call), \
+             runner warm, idle 100 ms between runs: {}",
+            code.len() as f64 / 1024.0,
+            stats(samples)
+        );
     }
 
     let code = r#"
@@ -128,35 +161,29 @@ fn throughput(source: &str, runs: usize, strip: impl Fn(&str) -> String) -> Stri
 }
 
 fn bench_strip() {
-    let source = typescript::one_mib();
-    // The fast path must answer for the benchmark, or it measures the reference.
-    assert!(strip_types_fast(&source).is_some(), "the fast path gave up on the benchmark");
-    let mib = source.len() as f64 / (1024.0 * 1024.0);
-    println!(
-        "strip {mib:.2} MiB of TypeScript (strip_types: fast path, two threads): {}",
-        throughput(&source, 100, |code| strip_types(code).unwrap())
-    );
-    // Below the two-thread threshold: one parse on one thread.
-    let slice = &source[..source[..100 << 10].rfind('\n').unwrap() + 1];
-    println!(
-        "strip {} KiB (fast path, one thread): {}",
-        slice.len() >> 10,
-        throughput(slice, 200, |code| strip_types_fast(code).unwrap())
-    );
-    println!(
-        "strip {mib:.2} MiB with the reference alone (swc_ts_fast_strip): {}",
-        throughput(&source, 10, |code| strip_types_reference(code).unwrap())
-    );
-
-    // A program of the size models write (about 1 KiB).
-    let small = &source[..source[..1100].rfind('\n').unwrap() + 1];
-    let mut samples = Vec::new();
-    for _ in 0..2000 {
-        let t = Instant::now();
-        strip_types(small).unwrap();
-        samples.push(t.elapsed().as_secs_f64() * 1e3);
+    // Per program, at the sizes `run_code` is measured at below.
+    for units in PROGRAM_UNITS {
+        let code = typescript::program(units);
+        let runs = if units == 1 { 2000 } else { 200 };
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            let out = strip_types(&code).unwrap();
+            samples.push(t.elapsed().as_secs_f64() * 1e3);
+            assert_eq!(out.len(), code.len());
+        }
+        println!("strip a {} B program: {}", code.len(), stats(samples));
     }
-    println!("strip a {} B program: {}", small.len(), stats(samples));
+    // Throughput on type-dense TypeScript, below the program size limit.
+    let source = typescript::one_mib();
+    for (size, runs) in [(100 << 10, 100), (500 << 10, 20)] {
+        let slice = &source[..source[..size].rfind('\n').unwrap() + 1];
+        println!(
+            "strip {} KiB of TypeScript: {}",
+            slice.len() >> 10,
+            throughput(slice, runs, |code| strip_types(code).unwrap())
+        );
+    }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

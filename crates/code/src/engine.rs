@@ -24,7 +24,7 @@ use crate::{
 };
 
 /// Strips a program on a blocking thread, so the runtime's workers keep serving other
-/// sessions, and waits at most `timeout`: both parsers backtrack on some inputs (a few
+/// sessions, and waits at most `timeout`: the parser backtracks on some inputs (a few
 /// hundred bytes of nested `[` and `<` kept swc busy for over 20 s here). A parse past
 /// the limit is abandoned, not stopped: its thread finishes in the background.
 async fn strip_with_timeout(code: &str, timeout: Duration) -> Result<String, StripError> {

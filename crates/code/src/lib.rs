@@ -4,16 +4,14 @@
 //! ```text
 //!  host                                              sandbox (through the seams)
 //!  CodeEngine::run(code)                             node <cwd>/.dsh-e2b/code-runner-<sha>.js
-//!    strip_types (oxc/swc, positions kept) ─ run ▶     main thread: frames, ledger, budgets
+//!    strip_types (swc, positions kept)     ─ run ▶     main thread: frames, ledger, budgets
 //!    validate EVERY frame               ◀─ call ──       fresh Worker per program
 //!    ToolDispatcher (≤ 10 at once)      ── reply ─▶      (env {}, heap cap, async body)
 //!    output ledger, wall/abort          ◀─ log/done ─    next Worker pre-spawned while idle
 //! ```
 //!
-//! - [`strip`]: TypeScript → JavaScript on the host, positions kept; `enum`, parameter
-//!   properties and namespaces refused with their line and column. A fast path (oxc's
-//!   parser, our eraser) answers the everyday subset; swc_ts_fast_strip, the reference,
-//!   answers the rest, and tests hold the two byte-identical.
+//! - [`strip`]: TypeScript → JavaScript on the host with swc_ts_fast_strip, positions
+//!   kept; `enum`, parameter properties and namespaces refused with their line and column.
 //! - [`lossless`]: the tagged JSON both sides speak, so `undefined`, NaN, ±Infinity, -0,
 //!   BigInt and lone surrogates cross exactly.
 //! - [`CodeEngine`]: installs the runner (`runner/runner.js`, shipped in the crate and
@@ -37,7 +35,7 @@ mod wire;
 
 pub use engine::{CodeConfig, CodeEngine, RunnerScript};
 pub use lossless::{JsString, JsValue, LosslessError};
-pub use strip::{StripError, StripErrorKind, strip_types, strip_types_fast, strip_types_reference};
+pub use strip::{StripError, StripErrorKind, strip_types};
 
 /// The runner shipped with the crate.
 pub const RUNNER_SOURCE: &str = include_str!("../runner/runner.js");

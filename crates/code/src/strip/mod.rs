@@ -1,25 +1,20 @@
-//! TypeScript → JavaScript on the host, in strip-only mode.
+//! TypeScript → JavaScript on the host, in strip-only mode, with `swc_ts_fast_strip` (the
+//! engine behind Node's own type stripping).
 //!
 //! Types are blanked out with spaces, so every line and column of the output is the line
 //! and column of the model's code: an exception's position inside the worker points at
 //! the code the model wrote. Syntax that cannot simply be erased (`enum`, parameter
 //! properties, `namespace`) is refused with its line and column.
 //!
-//! Two engines, one contract. The reference is `swc_ts_fast_strip` (the engine behind
-//! Node's own type stripping): it decides every error and every unusual construct. The
-//! fast path ([`fast`]) parses with oxc, whose arena-allocated AST costs a fraction of
-//! swc's per-node allocations, and erases with our own walker that mirrors the
-//! reference's rules. It handles the everyday subset and gives up on anything else, so
-//! the reference still sees every error and every hazard it does not know. Whenever the
-//! fast path answers, its answer is byte-identical to the reference's: tests hold the two
-//! together on a corpus, on generated programs and on the benchmark file.
+//! One engine on purpose: a program a model writes is a few KiB, which swc strips in a
+//! fraction of a millisecond of a run that takes a few, and a second stripper would have
+//! to match it byte for byte forever (any difference silently changes what a program
+//! means). `tests/suite/strip_golden.rs` pins its output on a corpus.
 //!
 //! The program is the body of an async function (top-level `await` and `return`), so it
 //! is parsed inside one: `PREFIX` on a line of its own, the code, then `SUFFIX`. (A
 //! body that closes the wrapper early parses here but not in the worker, which compiles
 //! it with the `AsyncFunction` constructor: a body cannot escape that.)
-
-mod fast;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -79,58 +74,50 @@ impl Emitter for Collected {
     }
 }
 
-/// Programs longer than this are refused before any parser sees them.
-pub const MAX_PROGRAM_BYTES: usize = 4 << 20;
+/// Programs longer than this are refused before the parser sees them. The parser's stack
+/// is reserved in proportion to the length (below), so this also bounds that
+/// reservation (1.5 GiB of address space at the limit, nearly all of it never touched).
+pub const MAX_PROGRAM_BYTES: usize = 512 << 10;
 
-/// The longest program the reference is asked to strip in [`strip_types`]: its stack
-/// need grows with the length (below), so longer programs must be in the fast subset.
-pub const MAX_REFERENCE_BYTES: usize = 512 << 10;
+/// Stack the parser may need per byte of program, at worst: measured up to 1,662 bytes
+/// (nested parentheses, release build; swc recurses per nesting level and is built
+/// without its own stack growth here), so nearly twice that.
+const STACK_PER_BYTE: usize = 3072;
 
-/// Stack the reference may need per byte of program, at worst: measured up to 1,662
-/// bytes (nested parentheses, release build; swc recurses per nesting level and is
-/// built without its own stack growth here), so nearly twice that.
-const REFERENCE_STACK_PER_BYTE: usize = 3072;
-
-/// The stack a parser needs for `length` bytes at `per_byte`, plus room for the rest.
-/// It is reserved (not touched) up front, so a deeply nested program cannot overflow
-/// the caller's thread, which would abort the whole process.
-fn stack_for(length: usize, per_byte: usize) -> usize {
-    (256 << 10) + length.saturating_mul(per_byte)
+/// The stack the parser needs for `length` bytes, plus room for the rest. It is reserved
+/// (not touched) up front, so a deeply nested program cannot overflow the caller's
+/// thread, which would abort the whole process.
+fn stack_for(length: usize) -> usize {
+    (256 << 10) + length.saturating_mul(STACK_PER_BYTE)
 }
 
 /// Strips the TypeScript types from `code` (the body of an async function), keeping
 /// every position. Plain JavaScript comes back unchanged.
 pub fn strip_types(code: &str) -> Result<String, StripError> {
-    let too_large = |limit: usize, what: &str| StripError {
-        kind: StripErrorKind::TooLarge,
-        line: 1,
-        column: 1,
-        message: format!("the program is {} bytes; {what} is {limit} bytes", code.len()),
-    };
     if code.len() > MAX_PROGRAM_BYTES {
-        return Err(too_large(MAX_PROGRAM_BYTES, "the limit"));
+        return Err(StripError {
+            kind: StripErrorKind::TooLarge,
+            line: 1,
+            column: 1,
+            message: format!(
+                "the program is {} bytes; the limit is {MAX_PROGRAM_BYTES} bytes",
+                code.len()
+            ),
+        });
     }
-    if let Some(javascript) = strip_types_fast(code) {
-        return Ok(javascript);
-    }
-    if code.len() > MAX_REFERENCE_BYTES {
-        return Err(too_large(
-            MAX_REFERENCE_BYTES,
-            "the limit for programs that use errors or rare TypeScript (enum, namespace, \
-             decorators, labels, directives, ...)",
-        ));
-    }
-    strip_types_reference(code)
-}
-
-/// The fast path alone: `Some` with exactly what [`strip_types_reference`] returns, or
-/// `None` when the code is outside the subset it handles (every error is outside it).
-pub fn strip_types_fast(code: &str) -> Option<String> {
-    if code.len() > MAX_PROGRAM_BYTES {
-        return None;
-    }
-    // A panic in the parser is a refusal here; the reference then decides.
-    catch_unwind(AssertUnwindSafe(|| fast::strip_body(code))).ok().flatten()
+    let stack = stack_for(code.len());
+    // A panic inside the parser refuses this program instead of failing the caller.
+    let stripped = catch_unwind(AssertUnwindSafe(|| {
+        stacker::maybe_grow(stack, stack, || strip_with_swc(code))
+    }));
+    stripped.unwrap_or_else(|_| {
+        Err(StripError {
+            kind: StripErrorKind::Syntax,
+            line: 1,
+            column: 1,
+            message: "the TypeScript parser failed on this program".into(),
+        })
+    })
 }
 
 /// The program inside its wrapper function.
@@ -148,33 +135,6 @@ fn unwrap_body(stripped: &str) -> Option<&str> {
     stripped
         .get(PREFIX.len()..stripped.len().saturating_sub(SUFFIX.len()))
         .filter(|_| stripped.starts_with(PREFIX) && stripped.ends_with(SUFFIX))
-}
-
-/// The reference engine alone (`swc_ts_fast_strip`): the authority on every error.
-pub fn strip_types_reference(code: &str) -> Result<String, StripError> {
-    if code.len() > MAX_PROGRAM_BYTES {
-        return Err(StripError {
-            kind: StripErrorKind::TooLarge,
-            line: 1,
-            column: 1,
-            message: format!(
-                "the program is {} bytes; the limit is {MAX_PROGRAM_BYTES} bytes",
-                code.len()
-            ),
-        });
-    }
-    let stack = stack_for(code.len(), REFERENCE_STACK_PER_BYTE);
-    let stripped = catch_unwind(AssertUnwindSafe(|| {
-        stacker::maybe_grow(stack, stack, || strip_with_swc(code))
-    }));
-    stripped.unwrap_or_else(|_| {
-        Err(StripError {
-            kind: StripErrorKind::Syntax,
-            line: 1,
-            column: 1,
-            message: "the TypeScript parser failed on this program".into(),
-        })
-    })
 }
 
 fn strip_with_swc(code: &str) -> Result<String, StripError> {
@@ -275,31 +235,29 @@ mod tests {
         let nested_blocks = format!("{}{}", "{".repeat(20_000), "}".repeat(20_000));
         let outcome = std::thread::Builder::new()
             .stack_size(2 << 20)
-            .spawn(move || {
-                (strip_types_fast(&deep), strip_types_reference(&deep), strip_types(&nested_blocks))
-            })
+            .spawn(move || (strip_types(&deep), strip_types(&nested_blocks)))
             .unwrap()
             .join()
             .unwrap();
         let expected = format!("return {}1{};", "(".repeat(50_000), ")".repeat(50_000));
-        assert_eq!(outcome.0.as_ref(), Some(&expected));
-        assert_eq!(outcome.1.as_ref(), Ok(&expected));
-        assert_eq!(outcome.2.unwrap().len(), 40_000);
+        assert_eq!(outcome.0, Ok(expected));
+        assert_eq!(outcome.1.unwrap().len(), 40_000);
     }
 
     #[test]
-    fn oversized_programs_are_refused_with_a_typed_error() {
-        let huge = "let a = 1;\n".repeat(MAX_PROGRAM_BYTES / 11 + 1);
-        let error = strip_types(&huge).unwrap_err();
-        assert_eq!(error.kind, StripErrorKind::TooLarge, "{error}");
-        assert_eq!(strip_types_reference(&huge).unwrap_err().kind, StripErrorKind::TooLarge);
-        // Past the reference's limit, only the fast subset is stripped: an `enum` there
-        // is refused for its size, not sent to a parser that needs gigabytes of stack.
-        let big = "let a: number = 1;\n".repeat(MAX_REFERENCE_BYTES / 19 + 1) + "enum E { A }\n";
-        let error = strip_types(&big).unwrap_err();
-        assert_eq!(error.kind, StripErrorKind::TooLarge, "{error}");
-        assert!(error.message.contains("enum"), "{error}");
-        let fine = "let a: number = 1;\n".repeat(MAX_REFERENCE_BYTES / 19 + 1);
+    fn programs_up_to_the_limit_are_stripped_and_longer_ones_refused() {
+        let line = "let a: number = 1;\n";
+        let fine = line.repeat(MAX_PROGRAM_BYTES / line.len());
         assert_eq!(strip_types(&fine).unwrap(), fine.replace(": number", "        "));
+        let over = line.repeat(MAX_PROGRAM_BYTES / line.len() + 1);
+        let error = strip_types(&over).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "ProgramTooLarge at line 1, column 1: the program is {} bytes; the limit is \
+                 524288 bytes",
+                over.len()
+            )
+        );
     }
 }

@@ -1,6 +1,7 @@
 mod codec_js;
 mod hostile;
 mod scenarios;
+mod strip_golden;
 
 use crate::common;
 
