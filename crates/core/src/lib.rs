@@ -18,24 +18,27 @@
 //! sequence, timeout and cancellation supervision) lives here once, in [`Process`],
 //! [`Terminal`] and [`OutputBuffer`], and is shared by every backend.
 //!
-//! [`local`] is the host-OS backend. The e2b backend (crate `dsh-e2b`) implements the
+//! [`host`] is the host-OS backend (no isolation). The e2b backend (crate `dsh-e2b`) implements the
 //! same traits over the envd protocol. Environments for spawned processes are built with
 //! [`child_env`], which strips secrets (`*KEY*`, `*SECRET*`, `*TOKEN*`, `DSH_*`).
 
 use std::future::Future;
 use std::pin::Pin;
 
-pub mod config;
 mod env;
 pub mod fs;
+pub mod host;
 mod lifecycle;
-pub mod local;
+/// The host backend's old name, for code written before the rename.
+pub mod local {
+    pub use crate::host::Host as Local;
+    pub use crate::host::*;
+}
 mod output;
 pub mod process;
 pub mod runtime;
 pub mod terminal;
 
-pub use config::Config;
 pub use env::{child_env, is_secret_key};
 pub use fs::{
     DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, ReadBytes, ReadText,
@@ -46,7 +49,7 @@ pub use process::{
     EndReason, ExitStatus, Process, ProcessControl, ProcessError, ProcessParts, RawExit, Signal,
     SpawnSpec, StdinMode, Subprocess,
 };
-pub use runtime::{DisposeReport, Engine, Runtime, SandboxOwner};
+pub use runtime::{DisposeReport, Engine, PRIVATE_DIR, Runtime, RuntimeBuilder, SandboxOwner};
 pub use terminal::{
     Terminal, TerminalControl, TerminalError, TerminalOutput, TerminalParts, TerminalSize,
     TerminalSpec, Terminals,

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::config::Config;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use dsh_core::config::{Config, OnDispose};
+use dsh_e2b::OnDispose;
 use dsh_e2b::{Connection, ControlPlane, NewSandbox, ProcessOutput, Sandbox, StartOptions};
 use futures_util::StreamExt as _;
 use tokio::io::AsyncWriteExt as _;
@@ -347,7 +348,7 @@ async fn with_workbench(
     printer: Printer,
 ) -> anyhow::Result<ExitCode> {
     let mut config = Config::default();
-    config.backend.kind = dsh_core::config::BackendKind::Sandbox;
+    config.backend.kind = crate::config::BackendKind::Sandbox;
     if let Some(id) = &sandbox {
         config.sandbox.sandbox_id = Some(id.clone());
         config.sandbox.on_dispose = OnDispose::Leave;
@@ -356,7 +357,11 @@ async fn with_workbench(
     progress.say("opening the sandbox");
     let workbench =
         crate::workbench::Workbench::open(&config, daemon).await.map_err(|err| match &sandbox {
-            Some(id) if format!("{err:#}").contains("404") => {
+            Some(id)
+                if err.chain().any(|cause| {
+                    cause.downcast_ref::<dsh_e2b::Error>().is_some_and(dsh_e2b::Error::is_not_found)
+                }) =>
+            {
                 anyhow::anyhow!("sandbox {id} does not exist (see `dsh sandbox list`)")
             }
             _ => err,
@@ -535,18 +540,18 @@ async fn sandbox_command(
             let mut settings = crate::connect::sandboxd_settings(&config)?;
             match isolation.as_deref() {
                 Some("namespaces") => {
-                    settings.isolation = dsh_core::config::IsolationSetting::Namespaces;
+                    settings.isolation = crate::config::IsolationSetting::Namespaces;
                 }
-                Some(_) => settings.isolation = dsh_core::config::IsolationSetting::Strict,
+                Some(_) => settings.isolation = crate::config::IsolationSetting::Strict,
                 None => {}
             }
             if let Some(pool) = pool {
                 settings.pool = pool;
             }
             settings.net = match net.as_deref() {
-                Some("none") => dsh_core::config::NetSetting::None,
-                Some("host") => dsh_core::config::NetSetting::Host,
-                Some(_) => dsh_core::config::NetSetting::Private,
+                Some("none") => crate::config::NetSetting::None,
+                Some("host") => crate::config::NetSetting::Host,
+                Some(_) => crate::config::NetSetting::Private,
                 None => settings.net,
             };
             let state_dir = daemon.state_dir.clone().unwrap_or_else(default_state_dir);
@@ -654,7 +659,7 @@ fn not_found_hint(err: dsh_e2b::Error, id: &str) -> anyhow::Error {
 async fn serve(
     listen: std::net::SocketAddr,
     state_dir: PathBuf,
-    settings: &dsh_core::config::SandboxdConfig,
+    settings: &crate::config::SandboxdConfig,
 ) -> anyhow::Result<ExitCode> {
     let mut config = crate::connect::daemon_config(&state_dir, settings)?;
     config.listen = listen;

@@ -109,9 +109,9 @@ pub struct Embedded {
 /// binary as envd and as the sandbox init.
 pub fn daemon_config(
     state_dir: &Path,
-    settings: &dsh_core::config::SandboxdConfig,
+    settings: &crate::config::SandboxdConfig,
 ) -> anyhow::Result<dsh_sandboxd::DaemonConfig> {
-    use dsh_core::config::IsolationSetting;
+    use crate::config::IsolationSetting;
     let exe = std::env::current_exe().context("cannot locate the dsh binary")?;
     let mut config = dsh_sandboxd::DaemonConfig::new(state_dir);
     config.envd_binary = Some(exe.clone());
@@ -124,9 +124,9 @@ pub fn daemon_config(
     };
     config.pool = usize::try_from(settings.pool)?;
     config.net = match settings.net {
-        dsh_core::config::NetSetting::Private => dsh_sandboxd::Net::Private,
-        dsh_core::config::NetSetting::None => dsh_sandboxd::Net::None,
-        dsh_core::config::NetSetting::Host => dsh_sandboxd::Net::Host,
+        crate::config::NetSetting::Private => dsh_sandboxd::Net::Private,
+        crate::config::NetSetting::None => dsh_sandboxd::Net::None,
+        crate::config::NetSetting::Host => dsh_sandboxd::Net::Host,
     };
     config.defaults = dsh_sandboxd::server::SandboxDefaults {
         cpu_count: settings.cpu_count,
@@ -138,13 +138,13 @@ pub fn daemon_config(
 
 /// `[sandboxd]` from `dsh.toml` in the current directory (missing: defaults) and the
 /// environment (`DSH_SANDBOXD_ISOLATION`).
-pub fn sandboxd_settings(file: &Path) -> anyhow::Result<dsh_core::config::SandboxdConfig> {
-    let config = dsh_core::config::Config::load(file, None, &|name| std::env::var(name).ok())?;
+pub fn sandboxd_settings(file: &Path) -> anyhow::Result<crate::config::SandboxdConfig> {
+    let config = crate::config::Config::load(file, None, &|name| std::env::var(name).ok())?;
     Ok(config.sandboxd)
 }
 
 impl Embedded {
-    pub async fn start(settings: &dsh_core::config::SandboxdConfig) -> anyhow::Result<Self> {
+    pub async fn start(settings: &crate::config::SandboxdConfig) -> anyhow::Result<Self> {
         let base = std::env::var_os("DSH_EMBEDDED_STATE")
             .map(PathBuf::from)
             .unwrap_or_else(std::env::temp_dir);

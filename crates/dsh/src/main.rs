@@ -3,6 +3,7 @@
 //! and the sandbox init as hidden subcommands, so one file is all a machine needs.
 
 mod cli;
+mod config;
 mod connect;
 mod mcp;
 mod output;

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::os::fd::AsFd as _;
 use std::process::ExitCode;
 
-use dsh_core::config::{BackendKind, Config, OnDispose};
+use crate::config::{BackendKind, Config};
 use dsh_core::{TerminalSize, TerminalSpec};
+use dsh_e2b::OnDispose;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use crate::connect::DaemonArgs;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::config::{BackendKind, Config};
 use anyhow::{Context as _, anyhow, bail, ensure};
-use dsh_core::config::{BackendKind, Config};
 use dsh_tools::ToolRegistry;
 use serde::Serialize;
 use serde_json::{Value, json};

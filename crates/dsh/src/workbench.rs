@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use dsh_core::config::{BackendKind, Config};
+use anyhow::Context as _;
+
+use crate::config::{BackendKind, Config};
 use dsh_core::{BoxFuture, DisposeReport, Engine, Runtime};
 use dsh_e2b::Sandbox;
 use dsh_pty::engine::{EngineConfig, TerminalEngine};
@@ -13,34 +15,6 @@ use dsh_tools::terminal::register_terminal_tools;
 use dsh_tools::{ToolContext, ToolRegistry};
 
 use crate::connect::{DaemonArgs, Embedded};
-
-/// The terminal engine as a runtime engine: disposal closes every session.
-struct TerminalsEngine(Arc<TerminalEngine>);
-
-impl Engine for TerminalsEngine {
-    fn name(&self) -> &str {
-        "terminals"
-    }
-    fn dispose(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            self.0.dispose().await;
-        })
-    }
-}
-
-/// The language servers: disposal shuts them down (shutdown/exit, TERM, KILL).
-struct LspServers(Arc<dsh_lsp::LspEngine>);
-
-impl Engine for LspServers {
-    fn name(&self) -> &str {
-        "language servers"
-    }
-    fn dispose(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            self.0.dispose().await;
-        })
-    }
-}
 
 /// The Code Mode runner: disposal stops it and its workers.
 struct CodeRunner(Arc<dsh_code::CodeEngine>);
@@ -84,24 +58,20 @@ pub struct Workbench {
     pub env: BTreeMap<String, String>,
     registries: Arc<RegistriesEngine>,
     embedded: Option<Embedded>,
-    /// "local sandbox (embedded)", "E2B", "local host".
+    /// "local sandbox (embedded dsh-sandboxd)", "E2B cloud", "host (no isolation)".
     pub backend_name: String,
 }
 
-/// The environment tools give processes: a plain PATH and locale, HOME of the sandbox
-/// user; nothing from the host (secrets in particular) crosses.
-fn base_env(kind: BackendKind) -> BTreeMap<String, String> {
+/// The environment tools give processes: a plain PATH and locale, and the `HOME` of the
+/// user they run as; nothing from the host (secrets in particular) crosses.
+fn base_env(runtime: &Runtime) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
     env.insert(
         "PATH".into(),
         "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
     );
     env.insert("LANG".into(), "C.UTF-8".into());
-    if kind == BackendKind::Sandbox {
-        env.insert("HOME".into(), "/home/user".into());
-    } else if let Some(home) = std::env::var_os("HOME") {
-        env.insert("HOME".into(), home.to_string_lossy().into_owned());
-    }
+    env.insert("HOME".into(), runtime.home.to_string_lossy().into_owned());
     env
 }
 
@@ -142,41 +112,48 @@ impl Workbench {
     pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {
         // Checked first: a bad server table must not cost a sandbox.
         configured_servers(config)?;
-        let (connection, embedded, backend_name) = match config.backend.kind {
-            BackendKind::Local => (None, None, "local host (no isolation)".to_owned()),
-            BackendKind::Sandbox if daemon.configured() || config.sandbox.api_key.is_some() => {
-                let connection = if daemon.configured() {
-                    daemon.connection()?
-                } else {
-                    dsh_e2b::Connection::from_config(&config.sandbox)?
+        let (runtime, sandbox, embedded, backend_name) = match config.backend.kind {
+            BackendKind::Host => {
+                let cwd = match &config.backend.host_cwd {
+                    Some(cwd) => cwd.clone(),
+                    None => std::env::current_dir().context("no current directory")?,
                 };
-                let name = if connection.envd_url.is_some() {
-                    "local sandbox daemon"
-                } else {
-                    "E2B cloud"
-                };
-                (Some(connection), None, name.to_owned())
+                let runtime = Runtime::on_host(&cwd)
+                    .await
+                    .with_context(|| format!("preparing {}", cwd.display()))?;
+                (runtime, None, None, "host (no isolation)".to_owned())
             }
             BackendKind::Sandbox => {
-                let embedded = Embedded::start(&config.sandboxd).await?;
-                (
-                    Some(embedded.connection()),
-                    Some(embedded),
-                    "local sandbox (embedded dsh-sandboxd)".to_owned(),
-                )
-            }
-        };
-        let assembled = dsh_e2b::assemble(config, connection.as_ref()).await;
-        let (runtime, sandbox) = match assembled {
-            Ok(parts) => parts,
-            Err(err) => {
-                if let Some(embedded) = embedded {
-                    let _ = embedded.stop().await;
+                let (connection, embedded, name) = if daemon.configured()
+                    || config.sandbox.api_key.is_some()
+                {
+                    let connection = if daemon.configured() {
+                        daemon.connection()?
+                    } else {
+                        dsh_e2b::Connection::from_config(&config.sandbox)?
+                    };
+                    let name = if connection.envd_url.is_some() {
+                        "local sandbox daemon"
+                    } else {
+                        "E2B cloud"
+                    };
+                    (connection, None, name)
+                } else {
+                    let embedded = Embedded::start(&config.sandboxd).await?;
+                    (embedded.connection(), Some(embedded), "local sandbox (embedded dsh-sandboxd)")
+                };
+                match dsh_e2b::open_runtime(&connection, &config.sandbox).await {
+                    Ok((runtime, sandbox)) => (runtime, Some(sandbox), embedded, name.to_owned()),
+                    Err(err) => {
+                        if let Some(embedded) = embedded {
+                            let _ = embedded.stop().await;
+                        }
+                        return Err(err.into());
+                    }
                 }
-                return Err(err.into());
             }
         };
-        let env = base_env(config.backend.kind);
+        let env = base_env(&runtime);
         let mut shell_env = env.clone();
         shell_env.insert("TERM".into(), "xterm-256color".into());
         let terminals = Arc::new(TerminalEngine::new(
@@ -206,8 +183,8 @@ impl Workbench {
         ));
         let registries = Arc::new(RegistriesEngine(Mutex::new(Vec::new())));
         // Disposed in reverse: tasks, code runner, language servers, terminals.
-        runtime.register_engine(Arc::new(TerminalsEngine(Arc::clone(&terminals))));
-        runtime.register_engine(Arc::new(LspServers(Arc::clone(&lsp))));
+        runtime.register_engine(terminals.clone());
+        runtime.register_engine(lsp.clone());
         runtime.register_engine(Arc::new(CodeRunner(Arc::clone(&code))));
         runtime.register_engine(registries.clone());
         Ok(Self { runtime, sandbox, terminals, lsp, code, env, registries, embedded, backend_name })
@@ -267,8 +244,8 @@ mod tests {
     async fn the_static_catalogue_lists_exactly_a_sessions_tools() {
         let scratch = tempfile::tempdir().unwrap();
         let mut config = Config::default();
-        config.backend.kind = BackendKind::Local;
-        config.backend.local_cwd = Some(scratch.path().to_path_buf());
+        config.backend.kind = BackendKind::Host;
+        config.backend.host_cwd = Some(scratch.path().to_path_buf());
         let daemon =
             DaemonArgs { api_url: None, api_key: None, sandbox_url: None, state_dir: None };
         let workbench = Workbench::open(&config, &daemon).await.unwrap();

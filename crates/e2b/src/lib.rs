@@ -5,6 +5,7 @@
 //! sandboxes. Only this crate (client side) and `dsh-envd` (server side) know the wire.
 
 pub mod backend;
+pub mod config;
 pub mod connect;
 pub mod control;
 pub mod envd;
@@ -12,12 +13,13 @@ pub mod error;
 pub mod sandbox;
 
 pub use backend::SandboxBackend;
+pub use config::{OnDispose, OnTimeout, SandboxConfig};
 pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
 /// A request body for [`EnvdClient::upload`] (stream one with `UploadBody::wrap_stream`).
 pub use reqwest::Body as UploadBody;
-pub use sandbox::{Connection, Sandbox, assemble};
+pub use sandbox::{Connection, Sandbox, open_runtime};
 
 /// An HTTP client for the control plane and envd: HTTP/1.1 for `http://` URLs (local
 /// sandboxes), HTTP/2 negotiated by ALPN over TLS (E2B cloud), with the OS's roots.

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use dsh_core::config::{BackendKind, Config, OnDispose, OnTimeout, SandboxConfig};
+use dsh_core::runtime::PRIVATE_DIR;
 use dsh_core::{BoxFuture, Fs, Runtime, SandboxOwner};
+
+use crate::config::{OnDispose, OnTimeout, SandboxConfig};
 
 use crate::backend::SandboxBackend;
 use crate::control::{ControlPlane, E2B_API_URL, NewSandbox, SandboxInfo};
@@ -51,6 +53,8 @@ pub struct Sandbox {
     cwd: PathBuf,
     runtime_root: PathBuf,
     on_dispose: OnDispose,
+    /// The user tools run as (unset: the sandbox's default user).
+    user: Option<String>,
     disposed: AtomicBool,
 }
 
@@ -62,9 +66,6 @@ impl std::fmt::Debug for Sandbox {
             .finish()
     }
 }
-
-/// The private directory of dsh's helpers inside the workspace.
-pub const RUNTIME_DIR: &str = ".dsh-e2b";
 
 impl Sandbox {
     /// Creates (from `template`) or connects (to `sandbox_id`) the sandbox, then makes
@@ -95,7 +96,7 @@ impl Sandbox {
         let envd = EnvdClient::new(http, target, info.envd_access_token.clone());
         let backend = SandboxBackend::new(envd, config.user.clone());
         let cwd = config.cwd.clone();
-        let runtime_root = cwd.join(RUNTIME_DIR);
+        let runtime_root = cwd.join(PRIVATE_DIR);
         let sandbox = Self {
             control,
             info,
@@ -103,6 +104,7 @@ impl Sandbox {
             cwd,
             runtime_root,
             on_dispose: config.on_dispose,
+            user: config.user.clone(),
             disposed: AtomicBool::new(false),
         };
         if let Err(err) = sandbox.prepare().await {
@@ -149,6 +151,24 @@ impl Sandbox {
         &self.control
     }
 
+    /// `HOME` of the user tools run as (E2B's default user is `user`).
+    pub fn home(&self) -> PathBuf {
+        match self.user.as_deref().unwrap_or("user") {
+            "root" => PathBuf::from("/root"),
+            user => Path::new("/home").join(user),
+        }
+    }
+
+    /// A runtime over this sandbox: its seams, workspace and user's `HOME`, with the
+    /// sandbox as the owner disposed after the engines.
+    pub fn runtime(self: &Arc<Self>) -> Runtime {
+        let owner: Arc<dyn SandboxOwner> = self.clone();
+        Runtime::builder(Arc::new(self.backend.clone()), self.cwd.clone())
+            .home(self.home())
+            .owner(owner)
+            .build()
+    }
+
     /// Applies the dispose policy once; later calls do nothing.
     pub async fn dispose(&self) -> Result<String> {
         if self.disposed.swap(true, Ordering::SeqCst) {
@@ -175,53 +195,13 @@ impl SandboxOwner for Sandbox {
     }
 }
 
-/// Builds the runtime the configuration asks for: the host OS (`local`) or one sandbox
-/// (`sandbox`, reached through `connection`). The caller registers engines on it and
-/// must call `dispose()` at the end.
-pub async fn assemble(
-    config: &Config,
-    connection: Option<&Connection>,
-) -> Result<(Runtime, Option<Arc<Sandbox>>)> {
-    match config.backend.kind {
-        BackendKind::Local => {
-            let cwd = match &config.backend.local_cwd {
-                Some(cwd) => cwd.clone(),
-                None => std::env::current_dir()
-                    .map_err(|err| Error::Invalid(format!("no current directory: {err}")))?,
-            };
-            let local = Arc::new(dsh_core::local::Local::new());
-            let runtime_root = cwd.join(RUNTIME_DIR);
-            local.make_dir(&runtime_root, true).await.map_err(|err| {
-                Error::Invalid(format!("creating {}: {err}", runtime_root.display()))
-            })?;
-            std::fs::set_permissions(
-                &runtime_root,
-                std::os::unix::fs::PermissionsExt::from_mode(0o700),
-            )
-            .map_err(|err| Error::Invalid(format!("securing {}: {err}", runtime_root.display())))?;
-            let runtime =
-                Runtime::new(local.clone(), local.clone(), local, cwd, runtime_root, true, None);
-            Ok((runtime, None))
-        }
-        BackendKind::Sandbox => {
-            let connection = match connection {
-                Some(connection) => connection.clone(),
-                None => Connection::from_config(&config.sandbox)?,
-            };
-            let sandbox =
-                Arc::new(Sandbox::open(crate::http_client()?, &connection, &config.sandbox).await?);
-            let backend = Arc::new(sandbox.backend().clone());
-            let owner: Arc<dyn SandboxOwner> = sandbox.clone();
-            let runtime = Runtime::new(
-                backend.clone(),
-                backend.clone(),
-                backend,
-                sandbox.cwd().to_path_buf(),
-                sandbox.runtime_root().to_path_buf(),
-                false,
-                Some(owner),
-            );
-            Ok((runtime, Some(sandbox)))
-        }
-    }
+/// Opens the sandbox `config` names through `connection` and a runtime over it (the
+/// sandbox is the runtime's owner). The caller registers engines on it and must call
+/// `dispose()` at the end.
+pub async fn open_runtime(
+    connection: &Connection,
+    config: &SandboxConfig,
+) -> Result<(Runtime, Arc<Sandbox>)> {
+    let sandbox = Arc::new(Sandbox::open(crate::http_client()?, connection, config).await?);
+    Ok((sandbox.runtime(), sandbox))
 }

@@ -267,7 +267,7 @@ async fn main() {
 
     rows.push(direct_bench(&base.join("direct")).await);
 
-    let local = Arc::new(dsh_core::local::Local::new());
+    let local = Arc::new(dsh_core::host::Host::new());
     rows.push(
         engine_bench("engine, local backend", local.clone(), local, &base.join("local"), true)
             .await,

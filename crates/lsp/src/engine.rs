@@ -158,6 +158,17 @@ fn extension_of(path: &Path) -> String {
     path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
 
+/// Disposing the runtime shuts every language server down (shutdown/exit, then TERM,
+/// then KILL), each awaited.
+impl dsh_core::Engine for LspEngine {
+    fn name(&self) -> &str {
+        "language servers"
+    }
+    fn dispose(&self) -> dsh_core::BoxFuture<'_, ()> {
+        Box::pin(LspEngine::dispose(self))
+    }
+}
+
 impl LspEngine {
     pub fn new(fs: Arc<dyn Fs>, subprocess: Arc<dyn Subprocess>, config: LspConfig) -> Self {
         Self {
@@ -975,14 +986,14 @@ mod tests {
     }
 
     /// A workspace with `a.py` (two lines), and the excerpt reader over it.
-    fn workspace() -> (tempfile::TempDir, PathBuf, dsh_core::local::Local) {
+    fn workspace() -> (tempfile::TempDir, PathBuf, dsh_core::host::Host) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.py");
         std::fs::write(&file, "def f():\n    return \"你好 🎉\"\n").unwrap();
-        (dir, file, dsh_core::local::Local::new())
+        (dir, file, dsh_core::host::Host::new())
     }
 
-    fn texts(fs: &dsh_core::local::Local) -> Texts<'_> {
+    fn texts(fs: &dsh_core::host::Host) -> Texts<'_> {
         Texts { fs, max_bytes: 1 << 20, cache: HashMap::new() }
     }
 

@@ -1,7 +1,7 @@
 //! `google.protobuf.Timestamp` with the proto3 JSON form envd clients expect: RFC 3339
-//! in UTC with a `Z` suffix and 0, 3, 6 or 9 fractional digits. Parsing accepts any
-//! offset. Written here (rather than taken from a well-known-types crate) because those
-//! print `+00:00`, and because the calendar maths is twenty lines.
+//! in UTC with a `Z` suffix and 0, 3, 6 or 9 fractional digits; parsing accepts any
+//! offset. The calendar is `prost_types::Timestamp`'s; this type exists for the serde
+//! impls pbjson's generated code needs (a foreign type cannot get them here).
 
 use std::fmt;
 
@@ -36,105 +36,18 @@ impl Timestamp {
 
     /// RFC 3339 in UTC.
     pub fn to_rfc3339(&self) -> String {
-        let days = self.seconds.div_euclid(86_400);
-        let secs_of_day = self.seconds.rem_euclid(86_400);
-        let (year, month, day) = civil_from_days(days);
-        let (h, m, s) = (secs_of_day / 3600, secs_of_day / 60 % 60, secs_of_day % 60);
-        let mut out = format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}");
-        let nanos = self.nanos.clamp(0, 999_999_999);
-        if nanos != 0 {
-            if nanos % 1_000_000 == 0 {
-                out.push_str(&format!(".{:03}", nanos / 1_000_000));
-            } else if nanos % 1_000 == 0 {
-                out.push_str(&format!(".{:06}", nanos / 1_000));
-            } else {
-                out.push_str(&format!(".{nanos:09}"));
-            }
-        }
-        out.push('Z');
-        out
+        prost_types::Timestamp { seconds: self.seconds, nanos: self.nanos }.to_string()
     }
 
+    /// A full RFC 3339 date-time: prost's parser also takes a bare date or a time without
+    /// an offset, which proto3 JSON does not; the shortest full form is 20 bytes.
     pub fn parse_rfc3339(text: &str) -> Option<Self> {
-        let bytes = text.as_bytes();
-        if bytes.len() < 20
-            || bytes[4] != b'-'
-            || bytes[7] != b'-'
-            || !matches!(bytes[10], b'T' | b't' | b' ')
-        {
+        if text.len() < "YYYY-MM-DDTHH:MM:SSZ".len() {
             return None;
         }
-        let number = |range: std::ops::Range<usize>| -> Option<i64> {
-            let part = text.get(range)?;
-            part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok())?
-        };
-        let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-        let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-        if bytes[13] != b':'
-            || bytes[16] != b':'
-            || !(1..=12).contains(&month)
-            || !(1..=31).contains(&day)
-        {
-            return None;
-        }
-        if hour > 23 || minute > 59 || second > 60 {
-            return None;
-        }
-        let mut rest = &text[19..];
-        let mut nanos = 0i64;
-        if let Some(fraction) = rest.strip_prefix('.') {
-            let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-            if digits == 0 || digits > 9 {
-                return None;
-            }
-            nanos = fraction[..digits].parse::<i64>().ok()? * 10i64.pow(9 - digits as u32);
-            rest = &fraction[digits..];
-        }
-        let offset = match rest {
-            "Z" | "z" => 0,
-            _ => {
-                let sign = match rest.as_bytes().first()? {
-                    b'+' => 1,
-                    b'-' => -1,
-                    _ => return None,
-                };
-                if rest.len() != 6 || rest.as_bytes()[3] != b':' {
-                    return None;
-                }
-                let hours: i64 = rest[1..3].parse().ok()?;
-                let minutes: i64 = rest[4..6].parse().ok()?;
-                sign * (hours * 3600 + minutes * 60)
-            }
-        };
-        let seconds =
-            days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
-                - offset;
-        Some(Self { seconds, nanos: nanos as i32 })
+        let parsed: prost_types::Timestamp = text.parse().ok()?;
+        Some(Self { seconds: parsed.seconds, nanos: parsed.nanos })
     }
-}
-
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = if month > 2 { month - 3 } else { month + 9 };
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 impl Serialize for Timestamp {

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dsh_core::config::{BackendKind, Config};
 use dsh_core::{TerminalSize, TerminalSpec, Terminals};
 use dsh_pty::engine::{EngineConfig, TerminalEngine};
 
@@ -49,20 +48,19 @@ async fn keystroke_latency(terminals: Arc<dyn Terminals>, cwd: &std::path::Path)
 
 #[tokio::main]
 async fn main() {
-    let local: Arc<dyn Terminals> = Arc::new(dsh_core::local::Local::new());
+    let local: Arc<dyn Terminals> = Arc::new(dsh_core::host::Host::new());
     let tmp = std::env::temp_dir();
     let (local_median, local_p99) = keystroke_latency(local, &tmp).await;
 
     let daemon = dsh_sandboxd::testing::TestDaemon::start().await.unwrap();
-    let mut config = Config::default();
-    config.backend.kind = BackendKind::Sandbox;
     let connection = dsh_e2b::Connection {
         api_url: daemon.url(),
         api_key: daemon.api_key(),
         envd_url: Some(daemon.url()),
         domain: None,
     };
-    let (runtime, _) = dsh_e2b::assemble(&config, Some(&connection)).await.unwrap();
+    let (runtime, _) =
+        dsh_e2b::open_runtime(&connection, &dsh_e2b::SandboxConfig::default()).await.unwrap();
     let (sandbox_median, sandbox_p99) =
         keystroke_latency(Arc::clone(&runtime.terminals), &runtime.cwd).await;
 
@@ -93,7 +91,7 @@ async fn main() {
     // The same through a local-backend session: what the text processing alone costs.
     let env = BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]);
     let local_engine =
-        TerminalEngine::new(Arc::new(dsh_core::local::Local::new()), EngineConfig::new(&tmp, env));
+        TerminalEngine::new(Arc::new(dsh_core::host::Host::new()), EngineConfig::new(&tmp, env));
     let local_id = local_engine.open("bench", None, None).await.unwrap().session_id;
     local_engine
         .send(

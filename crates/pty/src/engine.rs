@@ -116,6 +116,18 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
+/// Disposing the runtime closes every session (each awaited).
+impl dsh_core::Engine for TerminalEngine {
+    fn name(&self) -> &str {
+        "terminals"
+    }
+    fn dispose(&self) -> dsh_core::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            TerminalEngine::dispose(self).await;
+        })
+    }
+}
+
 impl TerminalEngine {
     pub fn new(terminals: Arc<dyn Terminals>, config: EngineConfig) -> Self {
         Self { terminals, config, sessions: Mutex::new(HashMap::new()), next_id: AtomicU64::new(1) }

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dsh_core::Signal;
-use dsh_core::config::{BackendKind, Config};
-use dsh_e2b::{Connection, assemble};
+use dsh_e2b::{Connection, SandboxConfig, open_runtime};
 use dsh_pty::engine::{EngineConfig, EngineError, TerminalEngine};
 use dsh_pty::session::WaitReason;
 
@@ -25,15 +24,13 @@ struct World {
 
 async fn world(configure: impl FnOnce(&mut EngineConfig)) -> World {
     let daemon = dsh_sandboxd::testing::TestDaemon::start().await.unwrap();
-    let mut config = Config::default();
-    config.backend.kind = BackendKind::Sandbox;
     let connection = Connection {
         api_url: daemon.url(),
         api_key: daemon.api_key(),
         envd_url: Some(daemon.url()),
         domain: None,
     };
-    let (runtime, _) = assemble(&config, Some(&connection)).await.unwrap();
+    let (runtime, _) = open_runtime(&connection, &SandboxConfig::default()).await.unwrap();
     let env = BTreeMap::from([
         ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
         ("HOME".to_owned(), "/home/user".to_owned()),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dsh_core::{Signal, TerminalSize, local::Local};
+use dsh_core::{Signal, TerminalSize, host::Host};
 use dsh_pty::engine::{EngineConfig, EngineError, TerminalEngine};
 use dsh_pty::session::{SessionError, WaitReason};
 
@@ -18,7 +18,7 @@ fn engine_with(configure: impl FnOnce(&mut EngineConfig)) -> TerminalEngine {
     env.insert("HOME".to_owned(), std::env::temp_dir().display().to_string());
     let mut config = EngineConfig::new(std::env::temp_dir(), env);
     configure(&mut config);
-    TerminalEngine::new(Arc::new(Local::new()), config)
+    TerminalEngine::new(Arc::new(Host::new()), config)
 }
 
 fn engine() -> TerminalEngine {
@@ -128,9 +128,11 @@ async fn one_send_at_a_time_and_exit_ends_the_session() {
     let first = {
         let engine = Arc::clone(&engine);
         let id = id.clone();
-        tokio::spawn(async move { engine.send("a", &id, "sleep 0.5; echo done", true, T).await })
+        let job = "sh -c 'echo job-$((6*7)); exec sleep 0.5'; echo done";
+        tokio::spawn(async move { engine.send("a", &id, job, true, T).await })
     };
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The first send is under way once its job has printed (no guessing with a sleep).
+    assert!(job_announced(&engine, "a", &id).await, "the first send never ran");
     let second = engine.send("a", &id, "echo too", true, T).await;
     assert!(
         matches!(second, Err(EngineError::Session(SessionError::Busy(ref s))) if *s == id),

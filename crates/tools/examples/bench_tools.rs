@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_core::{Fs, Subprocess, WriteExpectation};
 use dsh_e2b::{EnvdClient, EnvdTarget, SandboxBackend};
 use dsh_tools::{ToolContext, ToolRegistry};
@@ -88,7 +88,7 @@ fn ms(duration: Duration) -> String {
 async fn main() -> Result<(), Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
     let local_root = std::fs::canonicalize(dir.path())?;
-    let local = Arc::new(Local::new());
+    let local = Arc::new(Host::new());
     let local_row = measure("local", local.clone(), local, local_root).await?;
 
     let daemon = dsh_envd::testing::start().await?;

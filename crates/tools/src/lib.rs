@@ -1,5 +1,6 @@
 //! The model-facing tools: `read`, `write`, `edit`, `glob`, `grep`, `bash`, `task_output`
-//! and `task_kill` (see `shared/spec/tools.md`).
+//! and `task_kill`, plus the terminal, `lsp` and `run_code` tools (each tool's
+//! description is its model-facing contract).
 //!
 //! Every tool reaches the sandbox only through the `dsh-core` seams ([`Fs`] and
 //! [`Subprocess`]), so the same code runs on the local backend and on an E2B (or local

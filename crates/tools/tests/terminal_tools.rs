@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_pty::engine::{EngineConfig, TerminalEngine};
 use dsh_tools::terminal::register_terminal_tools;
 use dsh_tools::{ToolContext, ToolError, ToolRegistry};
 use serde_json::json;
 
 fn registry(engine: &Arc<TerminalEngine>, owner: &str, cwd: &std::path::Path) -> ToolRegistry {
-    let local = Arc::new(Local::new());
+    let local = Arc::new(Host::new());
     let ctx = ToolContext::new(local.clone(), local, cwd, BTreeMap::new());
     let mut registry = ToolRegistry::new(ctx);
     register_terminal_tools(&mut registry, Arc::clone(engine), owner);
@@ -23,7 +23,7 @@ async fn terminal_tools_open_send_read_signal_list_and_close() {
     let dir = tempfile::tempdir().unwrap();
     let env = BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]);
     let engine =
-        Arc::new(TerminalEngine::new(Arc::new(Local::new()), EngineConfig::new(dir.path(), env)));
+        Arc::new(TerminalEngine::new(Arc::new(Host::new()), EngineConfig::new(dir.path(), env)));
     let alice = registry(&engine, "alice", dir.path());
     let bob = registry(&engine, "bob", dir.path());
 

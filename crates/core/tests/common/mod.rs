@@ -15,7 +15,7 @@ pub fn clean_env() -> BTreeMap<String, String> {
 
 /// Live (non-zombie) processes whose process group is `pgid`.
 pub fn group_members(pgid: u32) -> Vec<u32> {
-    dsh_core::local::live_group_members(pgid)
+    dsh_core::host::live_group_members(pgid)
 }
 
 /// Whether some live member of group `pgid` has already exec'd `program`.
@@ -25,7 +25,7 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
 /// which ignores it, and the program then runs to its end. Tests that interrupt a job wait
 /// for the exec first.
 pub fn group_runs(pgid: u32, program: &str) -> bool {
-    dsh_core::local::live_processes().iter().any(|p| p.group == pgid && p.name == program)
+    dsh_core::host::live_processes().iter().any(|p| p.group == pgid && p.name == program)
 }
 
 /// Polls `check` until it holds or `timeout` passes; returns whether it held.

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_core::{OutputMode, SpawnSpec, Subprocess, child_env};
 
 #[tokio::test]
@@ -19,7 +19,7 @@ async fn secrets_never_reach_a_spawned_process() {
     let mut spec = SpawnSpec::new(["env"], "/", env);
     spec.stdout = OutputMode::Pipe;
     spec.timeout = Some(Duration::from_secs(10));
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     assert!(process.wait().await.success());
     let seen = process.stdout().snapshot().to_string_lossy();
     let mut lines: Vec<_> = seen.lines().collect();

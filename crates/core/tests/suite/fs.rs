@@ -2,7 +2,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Instant;
 
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_core::{EditRequest, FileKind, Fs, FsError, WriteExpectation, WriteOperation};
 
 const CAP: u64 = 1024 * 1024;
@@ -30,7 +30,7 @@ fn names(dir: &Path) -> Vec<String> {
 async fn write_then_read_round_trips_with_versions() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a/b/file.txt");
-    let fs = Local::new();
+    let fs = Host::new();
 
     let created = fs.write_text(&path, "héllo\n", WriteExpectation::CreateIfAbsent).await.unwrap();
     assert_eq!(created.operation, WriteOperation::Create);
@@ -56,7 +56,7 @@ async fn create_if_absent_refuses_an_existing_file() {
     let path = dir.path().join("f");
     std::fs::write(&path, "x").unwrap();
     let err =
-        Local::new().write_text(&path, "y", WriteExpectation::CreateIfAbsent).await.unwrap_err();
+        Host::new().write_text(&path, "y", WriteExpectation::CreateIfAbsent).await.unwrap_err();
     assert!(matches!(err, FsError::AlreadyExists { .. }), "{err:?}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "x");
     assert_eq!(names(dir.path()), ["f"]);
@@ -66,7 +66,7 @@ async fn create_if_absent_refuses_an_existing_file() {
 async fn replace_if_version_refuses_a_stale_version() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
-    let fs = Local::new();
+    let fs = Host::new();
     let first = fs.write_text(&path, "one", WriteExpectation::Any).await.unwrap();
     let second = fs
         .write_text(&path, "two", WriteExpectation::ReplaceIfVersion(first.version.clone()))
@@ -91,7 +91,7 @@ async fn replace_if_version_refuses_a_stale_version() {
 async fn edit_refuses_a_stale_version_after_an_out_of_band_change() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.txt");
-    let fs = Local::new();
+    let fs = Host::new();
     fs.write_text(&path, "alpha beta\n", WriteExpectation::Any).await.unwrap();
     let read = fs.read_text(&path, CAP).await.unwrap();
     // Same size, same inode, within the same clock tick: only the content differs.
@@ -114,7 +114,7 @@ async fn edit_refuses_a_stale_version_after_an_out_of_band_change() {
 async fn edit_distinguishes_no_match_from_several_matches() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.txt");
-    let fs = Local::new();
+    let fs = Host::new();
     fs.write_text(&path, "a-a-a", WriteExpectation::Any).await.unwrap();
 
     let err = fs.edit_text(&path, &edit("zzz", "y", false)).await.unwrap_err();
@@ -135,7 +135,7 @@ async fn non_utf8_read_names_the_byte_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bin");
     std::fs::write(&path, b"ok\xff\xfe").unwrap();
-    let fs = Local::new();
+    let fs = Host::new();
     let err = fs.read_text(&path, CAP).await.unwrap_err();
     assert!(matches!(err, FsError::NotUtf8 { offset: 2, .. }), "{err:?}");
     let err = fs.edit_text(&path, &edit("ok", "no", false)).await.unwrap_err();
@@ -149,7 +149,7 @@ async fn reads_over_the_size_cap_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big");
     std::fs::write(&path, vec![b'x'; 1000]).unwrap();
-    let fs = Local::new();
+    let fs = Host::new();
     let err = fs.read_text(&path, 999).await.unwrap_err();
     assert!(matches!(err, FsError::TooLarge { size: 1000, limit: 999, .. }), "{err:?}");
     let err = fs.read_bytes(&path, 10).await.unwrap_err();
@@ -165,7 +165,7 @@ async fn replacing_keeps_mode_and_symlinks() {
     std::fs::write(&real, "echo 1\n").unwrap();
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o750)).unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let fs = Local::new();
+    let fs = Host::new();
     fs.write_text(&link, "echo 2\n", WriteExpectation::Any).await.unwrap();
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(&real).unwrap(), "echo 2\n");
@@ -178,7 +178,7 @@ async fn replacing_keeps_mode_and_symlinks() {
 async fn directory_operations_and_their_typed_errors() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let fs = Local::new();
+    let fs = Host::new();
     fs.make_dir(&root.join("d/e"), true).await.unwrap();
     fs.make_dir(&root.join("d/e"), true).await.unwrap();
     let err = fs.make_dir(&root.join("d"), false).await.unwrap_err();
@@ -223,7 +223,7 @@ async fn paths_resolve_against_cwd_and_must_otherwise_be_absolute() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir(root.join("real")).unwrap();
     std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
-    let fs = Local::new();
+    let fs = Host::new();
     let resolved = fs.resolve(Path::new("alias/./x/../new.txt"), &root).await.unwrap();
     assert_eq!(resolved, root.join("real/new.txt"));
     assert_eq!(
@@ -242,7 +242,7 @@ async fn large_write_and_read_throughput() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.txt");
     let text = "0123456789abcdef".repeat(4 * 1024 * 1024);
-    let fs = Local::new();
+    let fs = Host::new();
     let started = Instant::now();
     let written = fs.write_text(&path, &text, WriteExpectation::Any).await.unwrap();
     let write_time = started.elapsed();
@@ -263,7 +263,7 @@ async fn large_write_and_read_throughput() {
 async fn concurrent_creates_have_exactly_one_winner() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("race.txt");
-    let fs = std::sync::Arc::new(Local::new());
+    let fs = std::sync::Arc::new(Host::new());
     let attempts: Vec<_> = (0..8)
         .map(|i| {
             let (fs, path) = (fs.clone(), path.clone());
@@ -292,7 +292,7 @@ async fn readers_never_see_a_half_written_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("swap.txt");
     let (a, b) = ("a".repeat(1 << 20), "b".repeat(1 << 19));
-    let fs = std::sync::Arc::new(Local::new());
+    let fs = std::sync::Arc::new(Host::new());
     fs.write_text(&path, &a, WriteExpectation::Any).await.unwrap();
     let writer = {
         let (fs, path, a, b) = (fs.clone(), path.clone(), a.clone(), b.clone());
@@ -312,7 +312,7 @@ async fn readers_never_see_a_half_written_file() {
 
 #[tokio::test]
 async fn special_files_are_not_opened() {
-    let fs = Local::new();
+    let fs = Host::new();
     let err = fs.read_text(Path::new("/dev/zero"), CAP).await.unwrap_err();
     assert!(matches!(err, FsError::InvalidArgument(_)), "{err:?}");
     assert_eq!(fs.stat(Path::new("/dev/null")).await.unwrap().kind, FileKind::Other);

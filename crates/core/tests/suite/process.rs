@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_core::{
     CancellationToken, EndReason, OutputMode, ProcessError, Signal, SpawnSpec, StdinMode,
     Subprocess,
@@ -26,7 +26,7 @@ async fn group_is_gone(pgid: u32) -> bool {
 
 #[tokio::test]
 async fn captures_output_and_exit_code() {
-    let process = Local::new().spawn(sh("echo out; echo err >&2; exit 3")).await.unwrap();
+    let process = Host::new().spawn(sh("echo out; echo err >&2; exit 3")).await.unwrap();
     let status = process.wait().await;
     assert_eq!((status.code, status.signal, status.reason), (Some(3), None, EndReason::Exited));
     assert_eq!(process.stdout().snapshot().to_string_lossy(), "out\n");
@@ -38,7 +38,7 @@ async fn runs_in_its_own_session_and_group_in_the_given_cwd() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = sh("echo $$ $(ps -o pgid= -o sid= -p $$) $(pwd)");
     spec.cwd = dir.path().to_path_buf();
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     process.wait().await;
     let out = process.stdout().snapshot().to_string_lossy();
     let fields: Vec<_> = out.split_whitespace().collect();
@@ -49,7 +49,7 @@ async fn runs_in_its_own_session_and_group_in_the_given_cwd() {
 
 #[tokio::test]
 async fn stdin_data_and_pipe() {
-    let local = Local::new();
+    let local = Host::new();
     let mut with_data = spec(&["cat"]);
     with_data.stdin = StdinMode::Data(Bytes::from_static(b"given bytes"));
     let process = local.spawn(with_data).await.unwrap();
@@ -75,7 +75,7 @@ async fn stdin_data_and_pipe() {
 async fn output_is_readable_from_offsets_while_running() {
     let mut spec = sh("echo one; read _; echo two");
     spec.stdin = StdinMode::Pipe;
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let stdout = process.stdout();
     stdout.wait_beyond(0).await;
     let first = stdout.read_from(0, 1024);
@@ -95,7 +95,7 @@ async fn a_gibibyte_of_output_is_capped_with_head_and_tail_kept() {
     let mut spec = sh("printf START; head -c 1073741824 /dev/zero; printf END");
     spec.stdout = OutputMode::Capped { max_bytes: 64 * 1024 };
     let started = Instant::now();
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let status = process.wait().await;
     let elapsed = started.elapsed();
     assert!(status.success(), "{status:?}");
@@ -113,7 +113,7 @@ async fn a_gibibyte_of_output_is_capped_with_head_and_tail_kept() {
 async fn a_process_ignoring_sigterm_is_killed_after_the_grace() {
     let mut spec = sh("trap '' TERM; echo ready; sleep 100");
     spec.grace = Duration::from_millis(300);
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     process.stdout().wait_beyond(0).await;
     let started = Instant::now();
     let status = process.terminate().await;
@@ -127,7 +127,7 @@ async fn a_process_ignoring_sigterm_is_killed_after_the_grace() {
 async fn sigterm_ends_a_cooperative_process_without_waiting_for_the_grace() {
     let mut spec = spec(&["sleep", "100"]);
     spec.grace = Duration::from_secs(10);
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let started = Instant::now();
     let status = process.terminate().await;
     assert_eq!(status.signal, Some(libc::SIGTERM));
@@ -140,7 +140,7 @@ async fn timeout_kills_the_whole_group() {
     // Long enough for the group to be seen whole before it is killed.
     spec.timeout = Some(Duration::from_millis(1500));
     spec.grace = Duration::from_millis(200);
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let pgid = process.pid();
     assert!(eventually(Duration::from_secs(5), || async { group_members(pgid).len() >= 3 }).await);
     let status = process.wait().await;
@@ -154,7 +154,7 @@ async fn cancellation_kills_the_whole_group() {
     let cancel = CancellationToken::new();
     let mut spec = spec(&["bash", "--norc", "--noprofile", "-c", "sleep 100 & sleep 100"]);
     spec.cancel = cancel.clone();
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let pgid = process.pid();
     assert!(eventually(Duration::from_secs(5), || async { group_members(pgid).len() >= 3 }).await);
     cancel.cancel();
@@ -166,7 +166,7 @@ async fn cancellation_kills_the_whole_group() {
 #[tokio::test]
 async fn dropping_the_handle_kills_the_whole_group() {
     let spec = spec(&["bash", "--norc", "--noprofile", "-c", "sleep 100 & sleep 100"]);
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     let pgid = process.pid();
     assert!(eventually(Duration::from_secs(5), || async { group_members(pgid).len() >= 3 }).await);
     drop(process);
@@ -175,7 +175,7 @@ async fn dropping_the_handle_kills_the_whole_group() {
 
 #[tokio::test]
 async fn wait_does_not_hang_on_a_background_child_holding_the_pipes() {
-    let process = Local::new().spawn(sh("sleep 100 & echo started")).await.unwrap();
+    let process = Host::new().spawn(sh("sleep 100 & echo started")).await.unwrap();
     let pgid = process.pid();
     let started = Instant::now();
     let status = process.wait().await;
@@ -191,7 +191,7 @@ async fn wait_does_not_hang_on_a_background_child_holding_the_pipes() {
 
 #[tokio::test]
 async fn signals_reach_the_group() {
-    let process = Local::new().spawn(spec(&["sleep", "100"])).await.unwrap();
+    let process = Host::new().spawn(spec(&["sleep", "100"])).await.unwrap();
     process.signal(Signal::Int).await.unwrap();
     let status = process.wait().await;
     assert_eq!((status.signal, status.reason), (Some(libc::SIGINT), EndReason::Exited));
@@ -200,7 +200,7 @@ async fn signals_reach_the_group() {
 
 #[tokio::test]
 async fn spawn_errors_are_typed() {
-    let local = Local::new();
+    let local = Host::new();
     let err = local.spawn(spec(&["/definitely/not/a/program"])).await.unwrap_err();
     assert!(matches!(err, ProcessError::SpawnFailed { .. }), "{err:?}");
     let mut missing_cwd = spec(&["true"]);
@@ -217,11 +217,11 @@ async fn spawn_errors_are_typed() {
 
 #[tokio::test]
 async fn the_seams_are_object_safe() {
-    let subprocess: std::sync::Arc<dyn Subprocess> = std::sync::Arc::new(Local::new());
+    let subprocess: std::sync::Arc<dyn Subprocess> = std::sync::Arc::new(Host::new());
     let process = subprocess.spawn(spec(&["true"])).await.unwrap();
     assert!(process.wait().await.success());
-    let _fs: std::sync::Arc<dyn dsh_core::Fs> = std::sync::Arc::new(Local::new());
-    let _terminals: std::sync::Arc<dyn dsh_core::Terminals> = std::sync::Arc::new(Local::new());
+    let _fs: std::sync::Arc<dyn dsh_core::Fs> = std::sync::Arc::new(Host::new());
+    let _terminals: std::sync::Arc<dyn dsh_core::Terminals> = std::sync::Arc::new(Host::new());
 }
 
 #[tokio::test]
@@ -229,7 +229,7 @@ async fn null_outputs_and_uncapped_pipes() {
     let mut spec = sh("echo dropped; echo kept >&2");
     spec.stdout = OutputMode::Null;
     spec.stderr = OutputMode::Pipe;
-    let process = Local::new().spawn(spec).await.unwrap();
+    let process = Host::new().spawn(spec).await.unwrap();
     assert!(process.wait().await.success());
     assert_eq!(process.stdout().total(), 0);
     assert!(process.stdout().is_closed());
@@ -240,7 +240,7 @@ async fn null_outputs_and_uncapped_pipes() {
 async fn files_and_commands_see_the_same_files() {
     use dsh_core::{Fs, WriteExpectation};
     let dir = tempfile::tempdir().unwrap();
-    let local = Local::new();
+    let local = Host::new();
     let from_fs = dir.path().join("from_fs.txt");
     local.write_text(&from_fs, "written by Fs\n", WriteExpectation::CreateIfAbsent).await.unwrap();
     let mut spec = sh("cat from_fs.txt; echo 'written by a command' > from_cmd.txt");
@@ -255,7 +255,7 @@ async fn files_and_commands_see_the_same_files() {
 /// Spawn-to-exit latency of `true` with a clean environment; prints the median.
 #[tokio::test]
 async fn round_trip_latency_of_true() {
-    let local = Local::new();
+    let local = Host::new();
     let mut samples = Vec::new();
     for _ in 0..50 {
         let started = Instant::now();
@@ -273,7 +273,7 @@ fn a_runtime_shutting_down_leaves_no_process_behind() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let (process, pgid) = runtime.block_on(async {
         let spec = spec(&["bash", "--norc", "--noprofile", "-c", "sleep 100 & sleep 100"]);
-        let process = Local::new().spawn(spec).await.unwrap();
+        let process = Host::new().spawn(spec).await.unwrap();
         let pgid = process.pid();
         assert!(
             eventually(Duration::from_secs(5), || async { group_members(pgid).len() >= 3 }).await

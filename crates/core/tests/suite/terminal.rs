@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_core::{
     Signal, Terminal, TerminalError, TerminalOutput, TerminalSize, TerminalSpec, Terminals,
 };
@@ -35,7 +35,7 @@ async fn shell() -> (Terminal, TerminalOutput) {
     env.insert("TERM".into(), "xterm".into());
     env.insert("PS1".into(), "PROMPT> ".into());
     let spec = TerminalSpec::new(["bash", "--norc", "--noprofile", "-i"], "/tmp", env, SIZE);
-    let terminal = Local::new().spawn_terminal(spec).await.unwrap();
+    let terminal = Host::new().spawn_terminal(spec).await.unwrap();
     let output = terminal.take_output().unwrap();
     (terminal, output)
 }
@@ -46,7 +46,7 @@ async fn bytes_arrive_exactly_and_resize_is_visible() {
     env.insert("TERM".into(), "xterm".into());
     let script = "echo héllo; stty size; read _; stty size";
     let spec = TerminalSpec::new(["sh", "-c", script], "/tmp", env, SIZE);
-    let terminal = Local::new().spawn_terminal(spec).await.unwrap();
+    let terminal = Host::new().spawn_terminal(spec).await.unwrap();
     let mut output = terminal.take_output().unwrap();
     assert!(terminal.take_output().is_none());
     let mut seen = Vec::new();
@@ -133,7 +133,7 @@ async fn terminate_ends_the_shell_and_its_foreground_job() {
 
 #[tokio::test]
 async fn terminal_spawn_errors_are_typed() {
-    let local = Local::new();
+    let local = Host::new();
     let spec = TerminalSpec::new(["sh"], "/tmp", clean_env(), TerminalSize { rows: 0, cols: 80 });
     let err = local.spawn_terminal(spec).await.unwrap_err();
     assert!(matches!(err, TerminalError::InvalidSpec(_)), "{err:?}");
@@ -152,7 +152,7 @@ async fn cancellation_ends_a_terminal() {
     let mut spec = TerminalSpec::new(["sleep", "100"], "/tmp", env, SIZE);
     spec.grace = Duration::from_millis(200);
     let cancel = spec.cancel.clone();
-    let terminal = Local::new().spawn_terminal(spec).await.unwrap();
+    let terminal = Host::new().spawn_terminal(spec).await.unwrap();
     let pid = terminal.pid();
     cancel.cancel();
     let status = terminal.wait().await;

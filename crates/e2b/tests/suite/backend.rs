@@ -34,7 +34,7 @@ fn bash(script: &str, cwd: &Path) -> SpawnSpec {
     SpawnSpec::new(["/bin/bash", "-c", script], cwd, env())
 }
 
-use dsh_core::local::{HostProcess, wait_for_processes};
+use dsh_core::host::{HostProcess, wait_for_processes};
 
 /// How long a process change the kernel makes asynchronously may take to be visible.
 const SETTLE: Duration = Duration::from_secs(5);
@@ -258,7 +258,7 @@ async fn terminals_stream_exact_bytes_resize_and_signal_the_foreground_job() {
     };
     assert!(wait_for_processes(SETTLE, |procs| job_of(procs).is_some()).await);
     let job = terminal.foreground_group().await.unwrap();
-    assert_eq!(Some(job), job_of(&dsh_core::local::live_processes()));
+    assert_eq!(Some(job), job_of(&dsh_core::host::live_processes()));
     assert_ne!(job, shell);
     assert_eq!(terminal.signal_foreground(Signal::Int).await.unwrap(), job);
     terminal.write(b"echo back-$((40+2))\n").await.unwrap();

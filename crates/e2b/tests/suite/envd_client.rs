@@ -147,12 +147,12 @@ async fn pty_resize_and_foreground_signal_through_the_extension() {
     until(&mut shell, &mut screen, "30 100\r\n").await;
     client.send_pty(pid, Bytes::from_static(b"sleep 30\n")).await.unwrap();
     // SIGINT reaches `sleep` only once the job has exec'd it (envd runs on this host).
-    let job_of = |procs: &[dsh_core::local::HostProcess]| {
+    let job_of = |procs: &[dsh_core::host::HostProcess]| {
         procs.iter().find(|p| p.parent == pid && p.name == "sleep").map(|p| p.group)
     };
     let settle = Duration::from_secs(5);
-    assert!(dsh_core::local::wait_for_processes(settle, |procs| job_of(procs).is_some()).await);
-    let job = job_of(&dsh_core::local::live_processes());
+    assert!(dsh_core::host::wait_for_processes(settle, |procs| job_of(procs).is_some()).await);
+    let job = job_of(&dsh_core::host::live_processes());
     let pgid = client.signal(pid, Signal::Sigint, SignalTarget::ForegroundGroup).await.unwrap();
     assert_eq!(Some(pgid), job);
     assert_ne!(pgid, pid);

@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dsh_core::config::{BackendKind, Config, OnDispose};
 use dsh_core::{BoxFuture, Engine, SpawnSpec, WriteExpectation};
-use dsh_e2b::{Connection, ControlPlane, Sandbox, assemble};
+use dsh_e2b::{Connection, ControlPlane, OnDispose, Sandbox, SandboxConfig, open_runtime};
 
 struct Daemon(dsh_sandboxd::testing::TestDaemon);
 
@@ -34,11 +33,8 @@ impl Daemon {
     }
 }
 
-fn sandbox_config() -> Config {
-    let mut config = Config::default();
-    config.backend.kind = BackendKind::Sandbox;
-    config.sandbox.template = Some("base".into());
-    config
+fn sandbox_config() -> SandboxConfig {
+    SandboxConfig { template: Some("base".into()), ..SandboxConfig::default() }
 }
 
 fn env() -> std::collections::BTreeMap<String, String> {
@@ -69,8 +65,7 @@ async fn await_sleepers(sandbox: &Sandbox, want: &str) -> String {
 #[tokio::test]
 async fn files_and_commands_share_one_sandbox_and_the_host_is_untouched() {
     let daemon = Daemon::start().await;
-    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
-    let sandbox = sandbox.unwrap();
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &sandbox_config()).await.unwrap();
     assert_eq!(runtime.cwd, PathBuf::from("/home/user/workspace"));
     assert_eq!(runtime.runtime_root, PathBuf::from("/home/user/workspace/.dsh-e2b"));
     let mode = sandbox
@@ -137,8 +132,7 @@ impl Engine for BackgroundEngine {
 #[tokio::test]
 async fn disposal_ends_engine_processes_before_the_sandbox_is_killed() {
     let daemon = Daemon::start().await;
-    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
-    let sandbox = sandbox.unwrap();
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &sandbox_config()).await.unwrap();
     let spec = SpawnSpec::new(["/bin/bash", "-c", "sleep 100 & sleep 100"], &runtime.cwd, env());
     let process = runtime.subprocess.spawn(spec).await.unwrap();
     assert_eq!(await_sleepers(&sandbox, "2").await, "2");
@@ -161,8 +155,7 @@ async fn disposal_ends_engine_processes_before_the_sandbox_is_killed() {
 #[tokio::test]
 async fn timeouts_kill_the_whole_group_inside_the_sandbox() {
     let daemon = Daemon::start().await;
-    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
-    let sandbox = sandbox.unwrap();
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &sandbox_config()).await.unwrap();
     let mut spec =
         SpawnSpec::new(["/bin/bash", "-c", "sleep 100 & sleep 100"], &runtime.cwd, env());
     spec.timeout = Some(Duration::from_millis(500));
@@ -179,9 +172,9 @@ async fn timeouts_kill_the_whole_group_inside_the_sandbox() {
 async fn reconnecting_by_id_restores_files_only_and_pause_policy_is_applied() {
     let daemon = Daemon::start().await;
     let mut config = sandbox_config();
-    config.sandbox.on_dispose = OnDispose::Pause;
-    let (runtime, sandbox) = assemble(&config, Some(&daemon.connection())).await.unwrap();
-    let id = sandbox.unwrap().id().to_owned();
+    config.on_dispose = OnDispose::Pause;
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &config).await.unwrap();
+    let id = sandbox.id().to_owned();
     runtime
         .fs
         .write_text(&runtime.cwd.join("kept.txt"), "still here\n", WriteExpectation::Any)
@@ -191,10 +184,9 @@ async fn reconnecting_by_id_restores_files_only_and_pause_policy_is_applied() {
     assert_eq!(report.sandbox, Some(Ok(format!("paused sandbox {id}"))));
     assert_eq!(daemon.control().get(&id).await.unwrap().state, "paused");
 
-    let mut again = Config::default();
-    again.sandbox.sandbox_id = Some(id.clone());
-    let (runtime, sandbox) = assemble(&again, Some(&daemon.connection())).await.unwrap();
-    assert_eq!(sandbox.unwrap().id(), id);
+    let again = SandboxConfig { sandbox_id: Some(id.clone()), ..SandboxConfig::default() };
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &again).await.unwrap();
+    assert_eq!(sandbox.id(), id);
     let read = runtime.fs.read_text(&runtime.cwd.join("kept.txt"), 1024).await.unwrap();
     assert_eq!(read.text, "still here\n");
     runtime.dispose().await;
@@ -205,14 +197,14 @@ async fn reconnecting_by_id_restores_files_only_and_pause_policy_is_applied() {
 async fn a_failed_assembly_rolls_back_the_sandbox_it_created() {
     let daemon = Daemon::start().await;
     let mut config = sandbox_config();
-    config.sandbox.cwd = PathBuf::from("/proc/dsh-cannot-create/workspace");
-    let err = assemble(&config, Some(&daemon.connection())).await.unwrap_err();
+    config.cwd = PathBuf::from("/proc/dsh-cannot-create/workspace");
+    let err = open_runtime(&daemon.connection(), &config).await.unwrap_err();
     assert!(
         err.to_string().starts_with("invalid request: preparing the sandbox workspace"),
         "{err}"
     );
     assert!(daemon.control().list().await.unwrap().is_empty(), "the half-made sandbox was killed");
-    let missing = Connection::from_config(&Config::default().sandbox).unwrap_err();
+    let missing = Connection::from_config(&SandboxConfig::default()).unwrap_err();
     assert!(missing.to_string().contains("E2B_API_KEY"), "{missing}");
     daemon.stop().await;
 }
@@ -220,8 +212,7 @@ async fn a_failed_assembly_rolls_back_the_sandbox_it_created() {
 #[tokio::test]
 async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
     let daemon = Daemon::start().await;
-    let (runtime, sandbox) = assemble(&sandbox_config(), Some(&daemon.connection())).await.unwrap();
-    let sandbox = sandbox.unwrap();
+    let (runtime, sandbox) = open_runtime(&daemon.connection(), &sandbox_config()).await.unwrap();
     let spec = SpawnSpec::new(
         ["/bin/bash", "-c", "while true; do echo tick; sleep 0.05; done"],
         &runtime.cwd,

@@ -187,7 +187,7 @@ impl LiveStream {
 /// Waits (up to 5 s) until process group `pgid` has exactly `count` live members on this
 /// host: processes start and die asynchronously to the replies that caused them.
 pub async fn group_settles(pgid: u32, count: usize) -> bool {
-    dsh_core::local::wait_for_processes(std::time::Duration::from_secs(5), |procs| {
+    dsh_core::host::wait_for_processes(std::time::Duration::from_secs(5), |procs| {
         procs.iter().filter(|p| p.group == pgid).count() == count
     })
     .await

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use dsh_proto::connect::Code;
 use dsh_proto::process::*;
 
-use dsh_core::local::HostProcess;
+use dsh_core::host::HostProcess;
 
 use crate::common::{self, bash};
 
@@ -497,7 +497,7 @@ async fn pty_size_resize_foreground_signal_and_multibyte_output() {
     let settle = Duration::from_secs(5);
     let job_started =
         |procs: &[HostProcess]| procs.iter().any(|p| p.parent == pid && p.name == "sleep");
-    assert!(dsh_core::local::wait_for_processes(settle, job_started).await);
+    assert!(dsh_core::host::wait_for_processes(settle, job_started).await);
     let signalled: SendSignalResponse = envd
         .unary(
             "/process.Process/SendSignal",

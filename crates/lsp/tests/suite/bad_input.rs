@@ -18,7 +18,7 @@ async fn python_harness(backend: Backend) -> Harness {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_outside_the_workspace_are_refused() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         let h = python_harness(backend).await;
         let outside = h.root.parent().unwrap().join("outside.py");
         h.fs.write_text(&outside, "x = 1\n", dsh_core::WriteExpectation::Any).await.unwrap();
@@ -27,7 +27,7 @@ async fn files_outside_the_workspace_are_refused() {
             assert!(matches!(error, LspError::OutsideWorkspace { .. }), "{path:?}: {error:?}");
         }
         // A symlink inside the workspace pointing out of it is outside too.
-        if matches!(backend, Backend::Local) {
+        if matches!(backend, Backend::Host) {
             std::os::unix::fs::symlink(&outside, h.root.join("link.py")).unwrap();
             let error = h
                 .engine
@@ -41,7 +41,7 @@ async fn files_outside_the_workspace_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_over_the_cap_or_not_utf8_or_missing_are_refused() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         let h = python_harness(backend).await;
         let big = h.write("big.py", &"x = 1\n".repeat(500)).await;
         let error = h.engine.request(Operation::Hover, &big, 1, 1).await.unwrap_err();
@@ -49,7 +49,7 @@ async fn files_over_the_cap_or_not_utf8_or_missing_are_refused() {
         let missing = h.root.join("missing.py");
         let error = h.engine.request(Operation::Hover, &missing, 1, 1).await.unwrap_err();
         assert!(matches!(error, LspError::Fs(FsError::NotFound { .. })), "{error:?}");
-        if matches!(backend, Backend::Local) {
+        if matches!(backend, Backend::Host) {
             std::fs::write(h.root.join("latin1.py"), b"s = '\xe9'\n").unwrap();
             let error = h
                 .engine
@@ -65,7 +65,7 @@ async fn files_over_the_cap_or_not_utf8_or_missing_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn positions_past_the_end_are_refused_with_the_valid_range() {
-    let h = python_harness(Backend::Local).await;
+    let h = python_harness(Backend::Host).await;
     let file = h.write("pos.py", "s = \"你好 🎉\"\n").await;
     // The line is 11 UTF-16 units long: column 12 is just after its end, 13 is past it.
     let error = h.engine.request(Operation::Hover, &file, 1, 13).await.unwrap_err();
@@ -82,7 +82,7 @@ async fn positions_past_the_end_are_refused_with_the_valid_range() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_extensions_name_the_configured_languages() {
-    let h = python_harness(Backend::Local).await;
+    let h = python_harness(Backend::Host).await;
     let file = h.write("notes.xyz", "hello\n").await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     let message = error.to_string();
@@ -94,7 +94,7 @@ async fn unknown_extensions_name_the_configured_languages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_missing_from_the_sandbox_says_how_to_install_it() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         // The default servers with only the system PATH: pyright is not there.
         let h = Harness::new(backend, |c| {
             c.env = base_env(SYSTEM_PATH);
@@ -110,7 +110,7 @@ async fn a_server_missing_from_the_sandbox_says_how_to_install_it() {
         assert!(message.contains("scripts/install-language-servers"), "{message}");
     }
     // A configured server whose program does not exist at all.
-    let h = Harness::new(Backend::Local, |c| {
+    let h = Harness::new(Backend::Host, |c| {
         c.servers = vec![ServerConfig {
             name: "ghost".into(),
             command: vec!["ghost-langserver-that-does-not-exist".into(), "--stdio".into()],

@@ -54,7 +54,7 @@ fn starts(state: &Path) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_restarts_the_server_once_and_the_request_is_answered() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         let (h, file, state) = broken(backend, "crash", |_| {}).await;
         let answer = h.ask(Operation::Hover, &file, 1, 1).await;
         assert_eq!(hover_text(&answer), "fake hover from start 2");
@@ -68,7 +68,7 @@ async fn a_crash_restarts_the_server_once_and_the_request_is_answered() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_crashes_again_after_its_restart_is_reported_with_its_stderr() {
-    let (h, file, state) = broken(Backend::Local, "crash-always", |_| {}).await;
+    let (h, file, state) = broken(Backend::Host, "crash-always", |_| {}).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(matches!(error, LspError::ServerExited { .. }), "{error:?}");
     let message = error.to_string();
@@ -79,7 +79,7 @@ async fn a_server_that_crashes_again_after_its_restart_is_reported_with_its_stde
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hang_is_cancelled_then_a_typed_timeout_and_the_server_restarts() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         let (h, file, state) = broken(backend, "hang", |_| {}).await;
         let started = Instant::now();
         let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
@@ -101,7 +101,7 @@ async fn a_hang_that_honours_the_cancellation_keeps_the_server() {
     // A generous grace: the fixture acknowledging the cancellation late would look like
     // a server that ignores it.
     let (h, file, state) =
-        broken(Backend::Local, "hang-ack", |c| c.cancel_grace = Duration::from_secs(3)).await;
+        broken(Backend::Host, "hang-ack", |c| c.cancel_grace = Duration::from_secs(3)).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(matches!(error, LspError::Timeout { restarted: false, .. }), "{error:?}");
     let answer = h.ask(Operation::Hover, &file, 1, 1).await;
@@ -111,7 +111,7 @@ async fn a_hang_that_honours_the_cancellation_keeps_the_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_on_stdout_is_a_typed_error_then_the_server_restarts() {
-    let (h, file, state) = broken(Backend::Local, "garbage", |_| {}).await;
+    let (h, file, state) = broken(Backend::Host, "garbage", |_| {}).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(
         matches!(&error, LspError::Protocol { source: FrameError::Garbage(text), .. } if text.contains("not an LSP frame")),
@@ -124,7 +124,7 @@ async fn garbage_on_stdout_is_a_typed_error_then_the_server_restarts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_frame_is_refused_before_it_is_buffered() {
-    for backend in [Backend::Local, Backend::Sandbox] {
+    for backend in [Backend::Host, Backend::Sandbox] {
         let (h, file, state) = broken(backend, "oversize", |_| {}).await;
         let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
         assert!(
@@ -144,7 +144,7 @@ async fn an_oversized_frame_is_refused_before_it_is_buffered() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_beyond_the_stdout_cap_is_a_typed_overflow_then_a_restart() {
     // A 4 KiB stdout cap: the 256 KiB answer cannot be read whole, bytes are dropped.
-    let (h, file, state) = broken(Backend::Local, "flood", |c| c.stdout_cap_bytes = 4096).await;
+    let (h, file, state) = broken(Backend::Host, "flood", |c| c.stdout_cap_bytes = 4096).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(matches!(error, LspError::OutputOverflow { skipped, .. } if skipped > 0), "{error:?}");
     let answer = h.ask(Operation::Hover, &file, 1, 1).await;
@@ -154,7 +154,7 @@ async fn output_beyond_the_stdout_cap_is_a_typed_overflow_then_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_to_client_requests_are_answered() {
-    let (h, file, _state) = broken(Backend::Local, "reverse", |_| {}).await;
+    let (h, file, _state) = broken(Backend::Host, "reverse", |_| {}).await;
     let answer = h.ask(Operation::Hover, &file, 1, 1).await;
     let answers: serde_json::Value = serde_json::from_str(&hover_text(&answer)).unwrap();
     assert_eq!(answers["workspace/configuration"], serde_json::json!([42, null]));
@@ -167,7 +167,7 @@ async fn server_to_client_requests_are_answered() {
 async fn initialize_sends_the_host_pid_only_in_the_same_process_namespace() {
     // The fake server echoes processId in its capabilities reply; ask through hover of
     // a fresh engine per setting by reading what the engine sent via the server's state.
-    for (backend, expect_pid) in [(Backend::Local, true), (Backend::Sandbox, false)] {
+    for (backend, expect_pid) in [(Backend::Host, true), (Backend::Sandbox, false)] {
         let (h, file, state) = broken(backend, "pid", |_| {}).await;
         h.ask(Operation::Hover, &file, 1, 1).await;
         let sent = std::fs::read_to_string(state.path().join("process-id")).unwrap();
@@ -182,7 +182,7 @@ async fn initialize_sends_the_host_pid_only_in_the_same_process_namespace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dispose_shuts_servers_down_and_later_requests_are_refused() {
-    let (h, file, _state) = broken(Backend::Local, "pid", |_| {}).await;
+    let (h, file, _state) = broken(Backend::Host, "pid", |_| {}).await;
     h.ask(Operation::Hover, &file, 1, 1).await;
     let running = h.engine.running().await;
     assert_eq!(running.len(), 1);
@@ -201,7 +201,7 @@ async fn dispose_shuts_servers_down_and_later_requests_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pull_diagnostics_follow_the_current_text() {
-    let (h, file, _state) = broken(Backend::Local, "pull", |_| {}).await;
+    let (h, file, _state) = broken(Backend::Host, "pull", |_| {}).await;
     let messages = |result: &dsh_lsp::LspResult| match &result.output {
         LspOutput::Diagnostics(items) => {
             items.iter().map(|d| (d.severity.clone(), d.message.clone())).collect::<Vec<_>>()
@@ -220,7 +220,7 @@ async fn pull_diagnostics_follow_the_current_text() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_server_per_project_root_reused_across_queries() {
-    let (h, top, state) = broken(Backend::Local, "pid", |c| {
+    let (h, top, state) = broken(Backend::Host, "pid", |c| {
         c.servers[0].root_markers = vec!["project.marker".into()];
     })
     .await;
@@ -240,7 +240,7 @@ async fn one_server_per_project_root_reused_across_queries() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_that_is_not_json_is_a_typed_error_then_the_server_restarts() {
-    let (h, file, state) = broken(Backend::Local, "badjson", |_| {}).await;
+    let (h, file, state) = broken(Backend::Host, "badjson", |_| {}).await;
     let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
     assert!(
         matches!(&error, LspError::InvalidMessage { detail, .. } if detail.contains("not JSON")),
@@ -258,7 +258,7 @@ async fn a_message_of_the_wrong_shape_is_a_typed_error_then_the_server_restarts(
         ("badinit", "its answer to initialize does not fit the protocol: "),
         ("badpublish", "its textDocument/publishDiagnostics does not fit the protocol: "),
     ] {
-        let (h, file, state) = broken(Backend::Local, mode, |_| {}).await;
+        let (h, file, state) = broken(Backend::Host, mode, |_| {}).await;
         let error = h.engine.request(Operation::Hover, &file, 1, 1).await.unwrap_err();
         assert!(
             matches!(&error, LspError::InvalidMessage { detail, .. } if detail.starts_with(prefix)),
@@ -272,7 +272,7 @@ async fn a_message_of_the_wrong_shape_is_a_typed_error_then_the_server_restarts(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_requests_queue_on_one_server() {
-    let (h, file, state) = broken(Backend::Local, "pid", |_| {}).await;
+    let (h, file, state) = broken(Backend::Host, "pid", |_| {}).await;
     let ask = || h.engine.request(Operation::Hover, &file, 1, 1);
     let (a, b, c, d) = tokio::join!(ask(), ask(), ask(), ask());
     for answer in [a, b, c, d] {

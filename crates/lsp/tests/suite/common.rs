@@ -35,7 +35,7 @@ pub fn base_env(path: &str) -> BTreeMap<String, String> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    Local,
+    Host,
     Sandbox,
 }
 
@@ -59,11 +59,11 @@ impl Harness {
             _,
             bool,
         ) = match backend {
-            Backend::Local => {
+            Backend::Host => {
                 let dir = tempfile::tempdir().unwrap();
                 let root = dir.path().canonicalize().unwrap().join("proj");
                 std::fs::create_dir(&root).unwrap();
-                let local = Arc::new(dsh_core::local::Local::new());
+                let local = Arc::new(dsh_core::host::Host::new());
                 (local.clone(), local, root, Some(dir), None, true)
             }
             Backend::Sandbox => {

@@ -115,7 +115,7 @@ async fn scenario(h: Harness) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pyright_on_the_local_backend() {
-    scenario(harness(Backend::Local).await).await;
+    scenario(harness(Backend::Host).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

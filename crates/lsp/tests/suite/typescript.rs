@@ -53,7 +53,7 @@ async fn scenario(h: Harness) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typescript_on_the_local_backend() {
     let bin = tools_bin();
-    scenario(Harness::new(Backend::Local, |c| c.search_path = vec![bin]).await).await;
+    scenario(Harness::new(Backend::Host, |c| c.search_path = vec![bin]).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

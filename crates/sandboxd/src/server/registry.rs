@@ -241,28 +241,11 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T10:08:00.123Z`.
+/// RFC 3339 in UTC, e.g. `2026-11-30T10:08:00.123Z` (no fraction on a whole second).
 pub fn rfc3339(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
+    let seconds = i64::try_from(ms / 1000).unwrap_or(i64::MAX);
+    let nanos = i32::try_from(ms % 1000 * 1_000_000).unwrap_or(0);
+    prost_types::Timestamp { seconds, nanos }.to_string()
 }
 
 #[cfg(test)]
@@ -272,8 +255,8 @@ mod tests {
 
     #[test]
     fn formats_timestamps() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_795_860_480_123), "2026-11-28T10:08:00.123Z");
     }
 

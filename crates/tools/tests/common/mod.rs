@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_core::Fs;
-use dsh_core::local::Local;
+use dsh_core::host::Host;
 use dsh_e2b::{EnvdClient, EnvdTarget, SandboxBackend};
 use dsh_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry};
 use serde_json::Value;
@@ -32,7 +32,7 @@ impl Harness {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap().join("ws");
         std::fs::create_dir(&root).unwrap();
-        let backend = Arc::new(Local::new());
+        let backend = Arc::new(Host::new());
         let ctx = ToolContext::new(backend.clone(), backend.clone(), root.clone(), env());
         Self { registry: ToolRegistry::new(ctx), root, backend: "local", _keep: Box::new(dir) }
     }
@@ -91,7 +91,7 @@ impl Harness {
 /// Live members of process group `pgid` (zombies excluded).
 pub fn group_members(pgid: u64) -> Vec<u64> {
     let Ok(pgid) = u32::try_from(pgid) else { return Vec::new() };
-    dsh_core::local::live_group_members(pgid).into_iter().map(u64::from).collect()
+    dsh_core::host::live_group_members(pgid).into_iter().map(u64::from).collect()
 }
 
 /// Waits (up to 10 s) until process group `pgid` is empty; returns what is left.

@@ -3,11 +3,12 @@
 //! environment variables that override single keys. Unknown keys are errors that name
 //! the key, so a typo never silently does nothing.
 //!
-//! The data lives here; the crates that act on it (the sandbox client, the engines) read
-//! their own sections.
+//! The file's shape lives here, in the program that reads it; the crates that act on a
+//! section define it (`[sandbox]`: `dsh-e2b`'s [`SandboxConfig`]).
 
 use std::path::{Path, PathBuf};
 
+use dsh_e2b::SandboxConfig;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -85,85 +86,28 @@ pub struct LspSection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BackendConfig {
-    /// `sandbox` (default: E2B cloud, or dsh's local sandboxes) or `local` (the host OS,
+    /// `sandbox` (default: E2B cloud, or dsh's local sandboxes) or `host` (the host OS,
     /// no isolation).
     pub kind: BackendKind,
-    /// The working directory for the `local` backend (default: the current directory).
-    pub local_cwd: Option<PathBuf>,
+    /// The working directory for the `host` backend (default: the current directory).
+    #[serde(alias = "local_cwd")]
+    pub host_cwd: Option<PathBuf>,
 }
 
 impl Default for BackendConfig {
     fn default() -> Self {
-        Self { kind: BackendKind::Sandbox, local_cwd: None }
+        Self { kind: BackendKind::Sandbox, host_cwd: None }
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
-    Local,
+    /// The host OS itself, unisolated (`local` before it was renamed, still accepted).
+    #[serde(alias = "local")]
+    Host,
+    /// A sandbox: dsh's local sandboxes, or E2B's.
     Sandbox,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnTimeout {
-    Kill,
-    Pause,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnDispose {
-    Kill,
-    Pause,
-    Leave,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SandboxConfig {
-    /// Template to create the sandbox from (exclusive with `sandbox_id`).
-    pub template: Option<String>,
-    /// Reconnect to this sandbox instead of creating one (files only come back, never
-    /// live processes or terminals).
-    pub sandbox_id: Option<String>,
-    /// The session workspace inside the sandbox.
-    pub cwd: PathBuf,
-    /// Seconds until the sandbox times out.
-    pub timeout_secs: u32,
-    pub on_timeout: OnTimeout,
-    /// What happens to the sandbox when dsh disposes of it.
-    pub on_dispose: OnDispose,
-    /// Control plane URL. Unset: E2B cloud when an API key is set, else dsh's embedded
-    /// local sandbox daemon.
-    pub api_url: Option<String>,
-    /// Sandbox domain for envd URLs (E2B cloud: `e2b.app`).
-    pub domain: Option<String>,
-    /// envd URL override (a router that takes `E2b-Sandbox-Id`), like `E2B_SANDBOX_URL`.
-    pub envd_url: Option<String>,
-    /// The Linux user tools run as (unset: the sandbox's default user).
-    pub user: Option<String>,
-    /// The API key. Prefer the `E2B_API_KEY` environment variable to a file.
-    pub api_key: Option<String>,
-}
-
-impl Default for SandboxConfig {
-    fn default() -> Self {
-        Self {
-            template: None,
-            sandbox_id: None,
-            cwd: PathBuf::from("/home/user/workspace"),
-            timeout_secs: 300,
-            on_timeout: OnTimeout::Kill,
-            on_dispose: OnDispose::Kill,
-            api_url: None,
-            domain: None,
-            envd_url: None,
-            user: None,
-            api_key: None,
-        }
-    }
 }
 
 /// A configuration problem; the message names the file and key.
@@ -317,6 +261,7 @@ fn set_key(table: &mut toml::Table, dotted: &str, value: String) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use dsh_e2b::{OnDispose, OnTimeout};
 
     fn no_env(_: &str) -> Option<String> {
         None
@@ -367,7 +312,7 @@ mod tests {
         };
         let config = Config::load(&base, Some(&overlay), &env).unwrap();
         assert_eq!(config.sandbox.api_key.as_deref(), Some("key-from-env"));
-        assert_eq!(config.backend.kind, BackendKind::Local);
+        assert_eq!(config.backend.kind, BackendKind::Host);
         let missing = Config::load(&dir.path().join("none.toml"), None, &no_env).unwrap();
         assert_eq!(missing, Config::default());
         std::fs::write(&overlay, "[sandbox]\nsandbox_idd = \"x\"\n").unwrap();

@@ -8,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStdin;
 use tokio::sync::watch;
 
-use super::Local;
+use super::Host;
 use crate::BoxFuture;
 use crate::output::{OutputBuffer, OutputMode};
 use crate::process::{
@@ -168,7 +168,7 @@ fn spawn(spec: &SpawnSpec) -> Result<ProcessParts, ProcessError> {
     Ok(ProcessParts { pid, control, stdout, stderr, exit })
 }
 
-impl Subprocess for Local {
+impl Subprocess for Host {
     fn spawn(&self, spec: SpawnSpec) -> BoxFuture<'_, Result<Process, ProcessError>> {
         Box::pin(async move {
             let parts = spawn(&spec)?;

@@ -1,4 +1,4 @@
-//! The local backend: the seams on the host operating system.
+//! The host backend: the seams on the host operating system, unisolated.
 //!
 //! Files are the host's files, processes are host processes (each leading its own
 //! session and process group), terminals are host PTYs. Nothing is isolated: this backend
@@ -14,11 +14,11 @@ use crate::process::{ProcessError, Signal};
 /// The host operating system as a backend: implements [`crate::Fs`],
 /// [`crate::Subprocess`] and [`crate::Terminals`].
 #[derive(Debug, Clone, Default)]
-pub struct Local {
+pub struct Host {
     _private: (),
 }
 
-impl Local {
+impl Host {
     pub fn new() -> Self {
         Self::default()
     }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use super::Local;
+use super::Host;
 use crate::BoxFuture;
 use crate::fs::{
     DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, ReadBytes, ReadText,
@@ -425,7 +425,7 @@ fn make_dir(path: &Path, parents: bool) -> Result<(), FsError> {
     result.map_err(|err| FsError::from_io("create directory", &path, err))
 }
 
-impl Fs for Local {
+impl Fs for Host {
     fn resolve<'a>(
         &'a self,
         path: &'a Path,

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 
-use super::Local;
+use super::Host;
 use crate::BoxFuture;
 use crate::process::{ProcessError, RawExit, Signal};
 use crate::terminal::{
@@ -181,7 +181,7 @@ fn spawn(spec: &TerminalSpec) -> Result<TerminalParts, TerminalError> {
     Ok(TerminalParts { pid, control, output, exit })
 }
 
-impl Terminals for Local {
+impl Terminals for Host {
     fn spawn_terminal(&self, spec: TerminalSpec) -> BoxFuture<'_, Result<Terminal, TerminalError>> {
         Box::pin(async move {
             let parts = spawn(&spec)?;
