@@ -193,7 +193,7 @@ async fn main() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let local = Arc::new(dsh_core::local::Local::new());
+    let local = Arc::new(dsh_core::host::Host::new());
     bench("local", local.clone(), local, &dir.path().canonicalize().unwrap()).await;
 
     let daemon = dsh_envd::testing::start().await.unwrap();

@@ -181,6 +181,16 @@ enum Phase {
 type CallFuture<'a> =
     futures_util::future::BoxFuture<'a, (u64, Result<serde_json::Value, ToolCallFailure>)>;
 
+/// Disposing the runtime stops the runner and its workers (each awaited).
+impl dsh_core::Engine for CodeEngine {
+    fn name(&self) -> &str {
+        "code runner"
+    }
+    fn dispose(&self) -> dsh_core::BoxFuture<'_, ()> {
+        Box::pin(CodeEngine::dispose(self))
+    }
+}
+
 impl CodeEngine {
     /// An engine for the sandbox behind `fs` and `subprocess`, whose runner lives in
     /// `<cwd>/.dsh-e2b/` (`cwd` is an absolute sandbox path).

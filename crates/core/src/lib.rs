@@ -1,4 +1,4 @@
-//! The seams between dsh's engines and the sandbox, and the local backend.
+//! The seams between dsh's engines and the sandbox, the host backend and the runtime.
 //!
 //! Every engine (tools, terminals, language servers, Code Mode) reaches the sandbox ONLY
 //! through the three seams defined here, so it never knows which backend is underneath:
@@ -29,11 +29,6 @@ mod env;
 pub mod fs;
 pub mod host;
 mod lifecycle;
-/// The host backend's old name, for code written before the rename.
-pub mod local {
-    pub use crate::host::Host as Local;
-    pub use crate::host::*;
-}
 mod output;
 pub mod process;
 pub mod runtime;

@@ -16,20 +16,6 @@ use dsh_tools::{ToolContext, ToolRegistry};
 
 use crate::connect::{DaemonArgs, Embedded};
 
-/// The Code Mode runner: disposal stops it and its workers.
-struct CodeRunner(Arc<dsh_code::CodeEngine>);
-
-impl Engine for CodeRunner {
-    fn name(&self) -> &str {
-        "code runner"
-    }
-    fn dispose(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            self.0.dispose().await;
-        })
-    }
-}
-
 /// The per-owner registries' background tasks, disposed with the runtime.
 struct RegistriesEngine(Mutex<Vec<Arc<ToolRegistry>>>);
 
@@ -185,7 +171,7 @@ impl Workbench {
         // Disposed in reverse: tasks, code runner, language servers, terminals.
         runtime.register_engine(terminals.clone());
         runtime.register_engine(lsp.clone());
-        runtime.register_engine(Arc::new(CodeRunner(Arc::clone(&code))));
+        runtime.register_engine(code.clone());
         runtime.register_engine(registries.clone());
         Ok(Self { runtime, sandbox, terminals, lsp, code, env, registries, embedded, backend_name })
     }

@@ -99,6 +99,19 @@ impl ToolDispatcher for SeamTools {
     }
 }
 
+/// Waits (5 s at most) until the programs have made `n` tool calls in all: how a test
+/// knows a program is running, instead of guessing with a sleep.
+pub async fn calls_reach(tools: &SeamTools, n: usize) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if tools.calls.load(Ordering::SeqCst) >= n {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    false
+}
+
 /// Everything a scenario needs.
 pub struct Setup {
     pub engine: CodeEngine,
@@ -112,7 +125,7 @@ pub struct Setup {
 pub fn local_with(config: CodeConfig) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().canonicalize().unwrap();
-    let local = Arc::new(dsh_core::local::Local::new());
+    let local = Arc::new(dsh_core::host::Host::new());
     let fs: Arc<dyn Fs> = local.clone();
     let subprocess: Arc<dyn Subprocess> = local;
     let tools = SeamTools::new(fs.clone(), subprocess.clone(), &cwd);

@@ -44,7 +44,7 @@ async fn the_runner_is_installed_privately_and_verified() {
     std::fs::write(&files[0], "process.exit(1)").unwrap();
     let engine = dsh_code::CodeEngine::new(
         setup.fs.clone(),
-        std::sync::Arc::new(dsh_core::local::Local::new()),
+        std::sync::Arc::new(dsh_core::host::Host::new()),
         &setup.cwd,
         dsh_code::CodeConfig::default(),
     );
@@ -95,10 +95,12 @@ async fn dispose_ends_a_run_in_progress_with_abort() {
         let engine = engine.clone();
         let tools = setup.tools.clone();
         tokio::spawn(async move {
-            engine.run(dsh_code::RunRequest::new("while (true) {}"), tools).await.unwrap()
+            let busy = "await tools.echo({}); while (true) {}";
+            engine.run(dsh_code::RunRequest::new(busy), tools).await.unwrap()
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // Running (it has called a tool) before the dispose.
+    assert!(common::calls_reach(&setup.tools, 1).await, "the program never ran");
     let started = std::time::Instant::now();
     engine.dispose().await;
     assert!(started.elapsed() < std::time::Duration::from_secs(4));

@@ -141,13 +141,16 @@ pub async fn budgets_and_failures(setup: Setup) {
     // abort, with the caller's message.
     let abort = AbortSignal::new();
     let trigger = abort.clone();
+    let watched = setup.tools.clone();
+    let before = watched.calls.load(Ordering::SeqCst);
     tokio::spawn(async move {
-        // Late enough for the program's log to have reached the host (the run needs a
-        // fresh worker after the stopped one): logs that arrive after an abort are dropped.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        trigger.abort("the user pressed stop");
+        // Once the program has called a tool, its log (sent before the call, on the same
+        // stream) has reached the host: logs that arrive after an abort are dropped.
+        if common::calls_reach(&watched, before + 1).await {
+            trigger.abort("the user pressed stop");
+        }
     });
-    let code = "console.log('waiting'); await new Promise((r) => setTimeout(r, 60_000));";
+    let code = "console.log('waiting'); await tools.echo({}); await new Promise((r) => setTimeout(r, 60_000));";
     let outcome = engine.run(RunRequest::new(code).with_abort(abort), tools.clone()).await.unwrap();
     let error = outcome.error.unwrap();
     assert_eq!(
