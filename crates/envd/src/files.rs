@@ -459,9 +459,10 @@ where
         "name": path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         "type": "file",
     });
+    // Always: a write without metadata clears what an earlier write stored (E2B's rule).
+    crate::fs::entry::write_metadata(path, metadata)
+        .map_err(|err| UploadError::Internal(err.message))?;
     if !metadata.is_empty() {
-        crate::fs::entry::write_metadata(path, metadata)
-            .map_err(|err| UploadError::Internal(err.message))?;
         let map: serde_json::Map<String, serde_json::Value> = metadata
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))

@@ -53,6 +53,8 @@ pub enum Version {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     pub memory_bytes: u64,
+    /// Of `memory_bytes`, the page cache (file-backed pages the kernel may drop).
+    pub memory_cache_bytes: u64,
     /// The sandbox's own memory limit (None = unlimited; a limit of an ancestor still applies).
     pub memory_limit_bytes: Option<u64>,
     pub cpu_usage_usec: u64,
@@ -324,6 +326,8 @@ impl SandboxCgroup {
                 let oom_file = memory.join("memory.oom_control");
                 Ok(Usage {
                     memory_bytes: read_u64(&memory.join("memory.usage_in_bytes"))?,
+                    memory_cache_bytes: keyed_value(&read(&memory.join("memory.stat"))?, "cache")
+                        .unwrap_or(0),
                     memory_limit_bytes: parse_v1_limit(&read(&limit_file)?)
                         .map_err(|reason| CgroupError::Parse { path: limit_file, reason })?,
                     cpu_usage_usec: read_u64(&cpuacct.join("cpuacct.usage"))? / 1000,
@@ -341,6 +345,8 @@ impl SandboxCgroup {
                     })?;
                 Ok(Usage {
                     memory_bytes: read_u64(&dir.join("memory.current"))?,
+                    memory_cache_bytes: keyed_value(&read(&dir.join("memory.stat"))?, "file")
+                        .unwrap_or(0),
                     memory_limit_bytes: parse_v2_max(&read(&max_file)?)
                         .map_err(|reason| CgroupError::Parse { path: max_file, reason })?,
                     cpu_usage_usec,

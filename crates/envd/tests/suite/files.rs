@@ -65,6 +65,12 @@ async fn octet_stream_gzip_and_metadata_round_trip() {
     let written: serde_json::Value = response.json().await.unwrap();
     assert_eq!(written[0]["metadata"], serde_json::json!({"owner": "tests"}));
     assert_eq!(std::fs::read(envd.home.join("big.bin")).unwrap(), payload);
+    let owner = || {
+        let mut value = [0u8; 16];
+        rustix::fs::getxattr(envd.home.join("big.bin"), "user.e2b.owner", &mut value)
+            .map(|n| value[..n].to_vec())
+    };
+    assert_eq!(owner().unwrap(), b"tests");
 
     let plain = envd.http.get(envd.url("/files?path=big.bin")).send().await.unwrap();
     assert_eq!(plain.headers()["content-type"], "application/octet-stream");
@@ -106,6 +112,18 @@ async fn octet_stream_gzip_and_metadata_round_trip() {
         .await
         .unwrap();
     assert_eq!(bad_gzip.status().as_u16(), 400);
+    // Overwritten without metadata: what the first write stored is gone (E2B's rule).
+    let response = envd
+        .http
+        .post(envd.url("/files?path=big.bin"))
+        .header("content-type", "application/octet-stream")
+        .body("second")
+        .send()
+        .await
+        .unwrap();
+    let written: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(written[0].get("metadata"), None, "{written}");
+    assert_eq!(owner().unwrap_err(), rustix::io::Errno::NODATA);
 }
 
 #[tokio::test]

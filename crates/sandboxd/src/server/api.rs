@@ -36,6 +36,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/v2/sandboxes/{id}/connect", post(connect))
         .route("/sandboxes/{id}/timeout", post(set_timeout))
         .route("/sandboxes/{id}/network", axum::routing::put(update_network))
+        .route("/sandboxes/{id}/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
     Router::new().merge(control).fallback(fallback).with_state(shared)
 }
@@ -389,6 +390,29 @@ async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response
     Ok(axum::Json(detail_json(&shared, &slot.record())).into_response())
 }
 
+/// `GET /sandboxes/{id}/metrics?start=&end=` (unix seconds, both optional): the samples
+/// the daemon took while the sandbox ran, oldest first.
+async fn metrics(
+    State(shared): S,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let bound = |name: &str| -> ApiResult<Option<u64>> {
+        query
+            .get(name)
+            .map(|text| {
+                text.parse::<u64>().map_err(|_| {
+                    ApiError::bad_request(format!("{name} must be unix seconds, got {text:?}"))
+                })
+            })
+            .transpose()
+    };
+    let (start, end) = (bound("start")?, bound("end")?);
+    let slot = existing(&shared, &id)?;
+    let samples = slot.lock().metrics.between(start, end);
+    Ok(axum::Json(samples).into_response())
+}
+
 async fn kill(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
     detached(async move {
         let slot = existing(&shared, &id)?;
@@ -597,6 +621,8 @@ struct ListQuery {
     states: Vec<Phase>,
     metadata: Vec<(String, String)>,
     template: Option<String>,
+    /// Only sandboxes started at or after this time (ms since the epoch).
+    started_after_ms: Option<u64>,
     descending: bool,
     limit: usize,
     offset: usize,
@@ -622,9 +648,10 @@ fn parse_list_query(
     };
     let metadata =
         query.get("metadata").map(|m| parse_metadata_filter(m)).transpose()?.unwrap_or_default();
+    // Newest first unless asked otherwise, as E2B's API lists them.
     let descending = match query.get("order").map(String::as_str) {
-        None | Some("asc") => false,
-        Some("desc") => true,
+        Some("asc") => false,
+        None | Some("desc") => true,
         Some(other) => return Err(ApiError::bad_request(format!("invalid order '{other}'"))),
     };
     let limit = match query.get("limit") {
@@ -640,10 +667,24 @@ fn parse_list_query(
             .parse::<usize>()
             .map_err(|_| ApiError::bad_request(format!("invalid nextToken '{text}'")))?,
     };
+    let started_after_ms = query
+        .get("startedAfter")
+        .map(|text| {
+            let invalid = || {
+                ApiError::bad_request(format!(
+                    "startedAfter must be an RFC 3339 time, got '{text}'"
+                ))
+            };
+            let time: prost_types::Timestamp = text.parse().map_err(|_| invalid())?;
+            let ms = time.seconds.saturating_mul(1000) + i64::from(time.nanos / 1_000_000);
+            Ok(u64::try_from(ms).unwrap_or(0))
+        })
+        .transpose()?;
     Ok(ListQuery {
         states,
         metadata,
         template: query.get("template").cloned(),
+        started_after_ms,
         descending,
         limit,
         offset,
@@ -662,6 +703,7 @@ fn list(shared: &Shared, query: &ListQuery) -> (Vec<Value>, Option<String>, usiz
     records.retain(|r| {
         query.states.contains(&r.phase)
             && query.template.as_ref().is_none_or(|t| *t == r.template_id)
+            && query.started_after_ms.is_none_or(|after| r.started_at_ms >= after)
             && query.metadata.iter().all(|(k, v)| r.metadata.get(k) == Some(v))
     });
     records.sort_by(|a, b| (a.started_at_ms, &a.sandbox_id).cmp(&(b.started_at_ms, &b.sandbox_id)));

@@ -356,6 +356,7 @@ pub async fn stop(slot: &Slot) {
         let mut inner = slot.lock();
         inner.envd = None;
         inner.idle.clear();
+        inner.metrics.stopped();
         (inner.process.take(), inner.network.take())
     };
     // Unpinned (and pasta stopped) once the sandbox is gone, whatever happens below.

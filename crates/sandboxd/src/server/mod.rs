@@ -12,6 +12,7 @@
 mod api;
 mod domains;
 mod lifecycle;
+mod metrics;
 pub use lifecycle::kill_stray_init;
 mod netns;
 pub mod network;
@@ -77,6 +78,8 @@ pub struct Config {
     pub envd_start_timeout: Duration,
     /// How often sandbox deadlines are checked.
     pub reaper_tick: Duration,
+    /// How often running sandboxes' metrics are sampled (E2B: 5 s).
+    pub metrics_tick: Duration,
     /// The isolation every sandbox gets; a host that cannot give it fails to start.
     pub isolation: IsolationLevel,
     /// First host uid of the uid blocks handed to sandboxes (strict isolation).
@@ -119,6 +122,7 @@ impl Config {
             templates: Templates::builtin(),
             envd_start_timeout: Duration::from_secs(20),
             reaper_tick: Duration::from_millis(200),
+            metrics_tick: Duration::from_secs(5),
             isolation: IsolationLevel::Strict,
             id_base: IdRange::DEFAULT_BASE,
             defaults: SandboxDefaults::default(),
@@ -273,6 +277,7 @@ pub struct Daemon {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
     reaper: tokio::task::JoinHandle<()>,
+    sampler: tokio::task::JoinHandle<()>,
 }
 
 impl Daemon {
@@ -348,21 +353,18 @@ impl Daemon {
         let addr = listener.local_addr()?;
         let app = api::router(shared.clone());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        use axum::serve::ListenerExt;
-        let listener = listener.tap_io(|tcp| {
-            // Without it, streams on a reused connection wait ~40 ms for delayed ACKs.
-            let _ = tcp.set_nodelay(true);
-        });
+        let listener = proxy::Accepting(listener);
         let server = tokio::spawn(async move {
-            axum::serve(listener, app)
+            axum::serve(listener, app.into_make_service_with_connect_info::<proxy::Peer>())
                 .with_graceful_shutdown(async move {
                     let _ = stopped.await;
                 })
                 .await
         });
         let reaper = tokio::spawn(lifecycle::reaper(shared.clone(), shared.config.reaper_tick));
+        let sampler = tokio::spawn(metrics::sampler(shared.clone(), shared.config.metrics_tick));
         tracing::info!(%addr, state_dir = %state_dir.display(), envd = %shared.envd_binary.display(), "dsh-sandboxd listening");
-        Ok(Daemon { addr, api_key, state_dir, shared, stop: Some(stop), server, reaper })
+        Ok(Daemon { addr, api_key, state_dir, shared, stop: Some(stop), server, reaper, sampler })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -389,6 +391,7 @@ impl Daemon {
             let _ = stop.send(());
         }
         self.reaper.abort();
+        self.sampler.abort();
         self.shared.stopping.store(true, std::sync::atomic::Ordering::SeqCst);
         let mut pauses = tokio::task::JoinSet::new();
         for slot in self.shared.slots() {
@@ -428,6 +431,7 @@ impl Daemon {
 impl Drop for Daemon {
     fn drop(&mut self) {
         self.reaper.abort();
+        self.sampler.abort();
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }

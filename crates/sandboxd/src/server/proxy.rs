@@ -4,6 +4,7 @@
 //! streaming both ways, upgrades spliced through.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::Query;
@@ -114,6 +115,85 @@ pub fn signed_files_target(shared: &Shared, method: &Method, uri: &Uri) -> Optio
     })
 }
 
+/// The control plane's listener: like axum's for TCP (with `TCP_NODELAY`, since streams on
+/// a reused connection would otherwise wait ~40 ms for delayed ACKs), and each connection
+/// carries a handle to its socket (see [`Peer`]).
+pub struct Accepting(pub tokio::net::TcpListener);
+
+/// A client connection as handlers see it (`ConnectInfo<Peer>`): its socket (a duplicate
+/// descriptor, closed with the connection's last handle).
+#[derive(Debug, Clone)]
+pub struct Peer {
+    socket: Option<Arc<std::os::fd::OwnedFd>>,
+}
+
+impl axum::serve::Listener for Accepting {
+    type Io = tokio::net::TcpStream;
+    type Addr = Peer;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (stream, _) = axum::serve::Listener::accept(&mut self.0).await;
+        let _ = stream.set_nodelay(true);
+        let socket = std::os::fd::AsFd::as_fd(&stream).try_clone_to_owned().ok().map(Arc::new);
+        (stream, Peer { socket })
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr().map(|_| Peer { socket: None })
+    }
+}
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Accepting>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, Accepting>) -> Peer {
+        stream.remote_addr().clone()
+    }
+}
+
+/// A response body from a sandbox that, if the sandbox side breaks mid-stream (the
+/// sandbox was killed), resets the client's connection instead of closing it: a client
+/// then sees a transport failure ("connection reset"), which the E2B SDKs answer with a
+/// health check and "the sandbox was killed", not a malformed HTTP/1.1 response (an
+/// unterminated chunked body). E2B's edge gives the same signal as an HTTP/2 stream reset.
+struct ResetOnError<B> {
+    inner: B,
+    socket: Arc<std::os::fd::OwnedFd>,
+}
+
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for ResetOnError<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<B::Data>, B::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if let std::task::Poll::Ready(Some(Err(_))) = &polled {
+            // Linger 0: the close that follows sends RST.
+            let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+            // SAFETY: setsockopt on a socket we hold, with a correctly sized linger.
+            unsafe {
+                libc::setsockopt(
+                    std::os::fd::AsRawFd::as_raw_fd(&*self.socket),
+                    libc::SOL_SOCKET,
+                    libc::SO_LINGER,
+                    (&raw const linger).cast(),
+                    std::mem::size_of::<libc::linger>() as libc::socklen_t,
+                );
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// Forwards `request` to a port of a sandbox: envd's, or one its code listens on.
 /// WebSocket (and any other) upgrades are spliced through once both ends agree.
 pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -> Response<Body> {
@@ -137,6 +217,10 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
         return ApiError::new(StatusCode::BAD_GATEWAY, message).response();
     };
     let (mut parts, body) = request.into_parts();
+    let client_socket = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<Peer>>()
+        .and_then(|info| info.0.socket.clone());
     let to = if port == ENVD_PORT {
         envd
     } else {
@@ -193,7 +277,11 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
             }
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers, upgraded);
-            Response::from_parts(parts, Body::new(body))
+            let body = match client_socket {
+                Some(socket) => Body::new(ResetOnError { inner: body, socket }),
+                None => Body::new(body),
+            };
+            Response::from_parts(parts, body)
         }
         Err(e) if port != ENVD_PORT => {
             tracing::debug!(sandbox = %id, port, error = %e, "sandbox port unreachable");

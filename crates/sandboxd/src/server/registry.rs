@@ -107,6 +107,8 @@ pub struct Inner {
         u16,
         Vec<hyper::client::conn::http1::SendRequest<axum::body::Body>>,
     >,
+    /// Its metrics samples (kept while it lives; see `metrics.rs`).
+    pub metrics: super::metrics::Series,
 }
 
 impl Slot {
@@ -122,6 +124,7 @@ impl Slot {
                 pooled: false,
                 network: None,
                 idle: Default::default(),
+                metrics: Default::default(),
             }),
         }
     }

@@ -183,6 +183,53 @@ async fn create_get_list_pause_connect_kill() {
     assert_eq!(c.call(Method::GET, "/v2/sandboxes", None).await.body, json!([]));
 }
 
+/// E2B's list: newest first by default, pages of `limit` chained by `x-next-token`,
+/// `order=asc`, and `startedAfter` (inclusive).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_are_newest_first_paged_and_filtered_by_start_time() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let mut ids = Vec::new();
+    let mut started = Vec::new();
+    for n in 0..3 {
+        let created = c.create(json!({"templateID": "base", "metadata": {"list": "paged"}})).await;
+        let id = created["sandboxID"].as_str().unwrap().to_owned();
+        let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+        started.push(detail.body["startedAt"].as_str().unwrap().to_owned());
+        ids.push(id);
+        if n < 2 {
+            // Distinct start times (they have millisecond resolution).
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    let page = |query: String| async move {
+        let reply =
+            c.call(Method::GET, &format!("/v2/sandboxes?metadata=list%3Dpaged{query}"), None).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        let listed: Vec<String> = reply
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["sandboxID"].as_str().unwrap().to_owned())
+            .collect();
+        (listed, reply.headers.get("x-next-token").map(|t| t.to_str().unwrap().to_owned()))
+    };
+    let (first, next) = page("&limit=2".into()).await;
+    assert_eq!(first, [ids[2].clone(), ids[1].clone()]);
+    let next = next.expect("a next token");
+    let (second, last) = page(format!("&limit=2&nextToken={next}")).await;
+    assert_eq!((second, last), (vec![ids[0].clone()], None));
+    let (ascending, _) = page("&order=asc".into()).await;
+    assert_eq!(ascending, ids);
+    let after = started[1].replace(':', "%3A").replace('+', "%2B");
+    let (later, _) = page(format!("&startedAfter={after}")).await;
+    assert_eq!(later, [ids[2].clone(), ids[1].clone()]);
+    let bad = c.call(Method::GET, "/v2/sandboxes?startedAfter=yesterday", None).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad.body["message"], "startedAfter must be an RFC 3339 time, got 'yesterday'");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_key_is_required() {
     let h = Harness::start().await;

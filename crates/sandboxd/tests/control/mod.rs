@@ -1,5 +1,6 @@
 mod harness;
 mod lifecycle;
+mod metrics;
 mod network;
 mod pool;
 mod ports;

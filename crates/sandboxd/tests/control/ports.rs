@@ -213,3 +213,59 @@ async fn traffic_to_a_paused_sandbox_with_auto_resume_wakes_it() {
     assert!(body.contains("is paused"), "{body}");
     daemon.shutdown().await.unwrap();
 }
+
+/// A sandbox killed while a command streams through the daemon: the client's connection
+/// is reset (a transport failure, which the E2B SDKs answer with a health check and "the
+/// sandbox was killed"), not ended as a malformed HTTP/1.1 response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_by_a_kill_resets_the_clients_connection() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-reset-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let daemon = dsh_sandboxd::Daemon::start(config(&state)).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+    let sandbox = c.create(json!({"templateID": "base"})).await;
+    let id = sandbox["sandboxID"].as_str().unwrap();
+    let token = sandbox["envdAccessToken"].as_str().unwrap();
+
+    let payload = br#"{"process":{"cmd":"/bin/sh","args":["-c","echo started; sleep 60"]}}"#;
+    let mut body = vec![0u8];
+    body.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
+    body.extend_from_slice(payload);
+    let head = format!(
+        "POST /process.Process/Start HTTP/1.1\r\nHost: {}\r\nE2b-Sandbox-Id: {id}\r\nX-Access-Token: {token}\r\nContent-Type: application/connect+json\r\nConnect-Protocol-Version: 1\r\nContent-Length: {}\r\n\r\n",
+        daemon.addr(),
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(daemon.addr()).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    // Read until the command's output has come through: the stream is under way.
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !seen.windows(b"c3RhcnRlZA".len()).any(|w| w == b"c3RhcnRlZA") {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .expect("the command's output")
+            .unwrap();
+        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    assert!(seen.starts_with(b"HTTP/1.1 200 OK\r\n"), "{}", String::from_utf8_lossy(&seen));
+
+    let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(killed.status, StatusCode::NO_CONTENT);
+    let end = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match stream.read(&mut chunk).await {
+                Ok(0) => return Ok(()),
+                Ok(_) => continue,
+                Err(e) => return Err(e.kind()),
+            }
+        }
+    })
+    .await
+    .expect("the stream ends");
+    assert_eq!(end, Err(std::io::ErrorKind::ConnectionReset));
+    daemon.shutdown().await.unwrap();
+}
