@@ -37,6 +37,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/timeout", post(set_timeout))
         .route("/sandboxes/{id}/network", axum::routing::put(update_network))
         .route("/sandboxes/{id}/metrics", get(metrics))
+        .route("/templates/aliases/{alias}", get(template_alias))
         .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
     Router::new().merge(control).fallback(fallback).with_state(shared)
 }
@@ -388,6 +389,15 @@ fn created(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Response> {
 async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {
     let slot = existing(&shared, &id)?;
     Ok(axum::Json(detail_json(&shared, &slot.record())).into_response())
+}
+
+/// `GET /templates/aliases/{alias}`: a template of this daemon by name (its templates are
+/// built in, each named by itself, and public).
+async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResult<Response> {
+    if shared.config.templates.get(&alias).is_err() {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("template '{alias}' not found")));
+    }
+    Ok(axum::Json(serde_json::json!({"templateID": alias, "public": true})).into_response())
 }
 
 /// `GET /sandboxes/{id}/metrics?start=&end=` (unix seconds, both optional): the samples

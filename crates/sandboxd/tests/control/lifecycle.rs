@@ -271,6 +271,17 @@ async fn bad_requests_and_unknown_ids() {
         reply.body,
         json!({"code": 404, "message": "template 'nope' not found (available: base)"})
     );
+    // Template names (what the SDK's `Template.exists` asks).
+    let base = c.call(Method::GET, "/templates/aliases/base", None).await;
+    assert_eq!(
+        (base.status, base.body),
+        (StatusCode::OK, json!({"templateID": "base", "public": true}))
+    );
+    let nope = c.call(Method::GET, "/templates/aliases/nope", None).await;
+    assert_eq!(
+        (nope.status, nope.body),
+        (StatusCode::NOT_FOUND, json!({"code": 404, "message": "template 'nope' not found"}))
+    );
     for timeout in [-1, 86_401] {
         let reply = c
             .call(
