@@ -124,26 +124,10 @@ async def check_run_code(session: ClientSession) -> None:
     assert bad.is_error and "code" in text_of(bad)
 
 
-SERVERS_PREFIX = "/home/user/workspace/.dsh-e2b/servers"
-
-# Installs pinned pyright where dsh's lsp tool looks (as `dsh tour` does); `--prefix` moves
-# npm's global config, so a configured CA bundle is carried over explicitly.
-INSTALL_PYRIGHT = (
-    f"command -v pyright-langserver || test -x {SERVERS_BIN}/pyright-langserver || {{ "
-    "cafile=$(npm config get cafile 2>/dev/null); "
-    'if [ -n "$cafile" ] && [ "$cafile" != null ]; then export npm_config_cafile="$cafile"; fi; '
-    f"npm install --prefix {SERVERS_PREFIX} --no-audit --no-fund --loglevel=error pyright@1.1.414 >/dev/null; }}"
-)
-
-
 async def check_lsp(session: ClientSession) -> None:
     bad = await session.call_tool("lsp", {"operation": "hover", "file_path": "app.py", "line": 1})
     assert bad.is_error and "character" in text_of(bad), text_of(bad)
-    installed = await session.call_tool(
-        "bash",
-        {"command": INSTALL_PYRIGHT, "description": "install pyright in the sandbox", "timeoutMs": 300000},
-    )
-    assert installed.structured_content["exit_code"] == 0, text_of(installed)
+    # No preparation: the first lsp call installs pinned pyright into the sandbox.
     await session.call_tool(
         "write",
         {
@@ -156,6 +140,10 @@ async def check_lsp(session: ClientSession) -> None:
     )
     assert not hover.is_error, text_of(hover)
     assert "greet" in text_of(hover) and "你好 café" in text_of(hover), text_of(hover)
+    where = await session.call_tool(
+        "bash", {"command": f"ls {SERVERS_BIN}/pyright-langserver", "description": "installed where?"}
+    )
+    assert where.structured_content["exit_code"] == 0, text_of(where)
 
 
 def stdio_params(tmp_path: Path) -> StdioServerParameters:

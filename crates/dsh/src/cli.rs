@@ -368,7 +368,9 @@ async fn with_workbench(
         })?;
     let registry = workbench.registry("cli");
     progress.say(match tool {
-        "lsp" => "asking the language server (the first request starts it)",
+        "lsp" => {
+            "asking the language server (the first request installs it if needed, and starts it)"
+        }
         "run_code" => "running the program",
         _ => "working",
     });

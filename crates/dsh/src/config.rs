@@ -80,7 +80,18 @@ pub enum IsolationSetting {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LspSection {
+    /// `auto` (default): a missing server with packages to install (`install`) is
+    /// installed into the sandbox on its first use; `never`: the error says how instead.
+    pub provision: Provision,
     pub servers: std::collections::BTreeMap<String, toml::Table>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provision {
+    #[default]
+    Auto,
+    Never,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

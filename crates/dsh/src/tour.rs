@@ -109,8 +109,7 @@ pub async fn run(args: TourArgs, printer: Printer) -> anyhow::Result<ExitCode> {
     // Every step runs even after one fails, so the report shows the whole picture.
     step(&mut steps, "files <-> commands", || files_and_commands(&registry)).await;
     step(&mut steps, "terminal", || terminal(&registry)).await;
-    let servers = crate::workbench::language_server_prefix(&workbench.runtime.runtime_root);
-    step(&mut steps, "language server", || language_server(&registry, &servers)).await;
+    step(&mut steps, "language server", || language_server(&registry)).await;
     step(&mut steps, "code mode", || code_mode(&registry, &workbench)).await;
     step(&mut steps, "isolation", || isolation(&registry, &workbench)).await;
     let backend = workbench.backend_name.clone();
@@ -224,10 +223,6 @@ async fn terminal(registry: &ToolRegistry) -> anyhow::Result<Value> {
     )
 }
 
-/// pyright, pinned; installed into dsh's private directory in the sandbox on first use
-/// (unless the sandbox already has one on its PATH).
-const PYRIGHT: &str = "pyright@1.1.414";
-
 const LSP_DEMO: &str = r#"def greet(name: str) -> str:
     """Say hello: 你好 café."""
     return "hi " + name
@@ -237,29 +232,9 @@ message = "你好 café 🎉"; result = greet("world")
 count: int = "not a number"
 "#;
 
-async fn language_server(
-    registry: &ToolRegistry,
-    servers: &std::path::Path,
-) -> anyhow::Result<Value> {
-    let prefix = servers.display();
-    let install = call(
-        registry,
-        "bash",
-        json!({
-            // `--prefix` also moves npm's global config file, so carry over a configured
-            // CA bundle (machines behind a TLS-inspecting proxy need it).
-            "command": format!(
-                "command -v pyright-langserver || test -x {prefix}/node_modules/.bin/pyright-langserver || {{ \
-                 cafile=$(npm config get cafile 2>/dev/null); \
-                 if [ -n \"$cafile\" ] && [ \"$cafile\" != null ]; then export npm_config_cafile=\"$cafile\"; fi; \
-                 npm install --prefix {prefix} --no-audit --no-fund --loglevel=error {PYRIGHT} >/dev/null; }}"
-            ),
-            "description": "make sure pyright is in the sandbox",
-            "timeoutMs": 300000,
-        }),
-    )
-    .await?;
-    ensure!(install["exit_code"] == 0, "installing pyright failed: {install}");
+/// The first `lsp` request installs pyright (pinned) into dsh's private directory in the
+/// sandbox, unless the sandbox already has it: the tour relies on that, as an agent does.
+async fn language_server(registry: &ToolRegistry) -> anyhow::Result<Value> {
     call(registry, "write", json!({"file_path": "lsp_demo.py", "content": LSP_DEMO})).await?;
     let call_line = LSP_DEMO.lines().nth(5).context("demo line")?;
     let byte = call_line.find("greet(").context("call site")?;

@@ -148,8 +148,11 @@ impl Workbench {
         ));
         let mut lsp_config = dsh_lsp::LspConfig::new(&runtime.cwd, env.clone());
         lsp_config.same_process_namespace = runtime.same_process_namespace;
-        // Servers dsh installs for the sandbox user live in dsh's private directory.
+        // Servers dsh installs for the sandbox user (on first use) live in dsh's private
+        // directory.
         lsp_config.search_path.insert(0, language_server_bin(&runtime.runtime_root));
+        lsp_config.install_prefix = Some(language_server_prefix(&runtime.runtime_root));
+        lsp_config.provision = config.lsp.provision == crate::config::Provision::Auto;
         for server in configured_servers(config)? {
             lsp_config.servers.retain(|s| s.name != server.name);
             lsp_config.servers.push(server);

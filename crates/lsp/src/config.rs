@@ -31,6 +31,11 @@ pub struct ServerConfig {
     /// How to install the server, shown when it is missing.
     #[serde(default)]
     pub install_hint: String,
+    /// npm packages (pinned, `name@version`, or a local package path) that provide the
+    /// server: installed on first use into [`LspConfig::install_prefix`] when
+    /// [`LspConfig::provision`] allows. Empty: the engine never installs it.
+    #[serde(default)]
+    pub install: Vec<String>,
 }
 
 impl ServerConfig {
@@ -68,6 +73,8 @@ pub fn default_servers() -> Vec<ServerConfig> {
                 (dsh's scripts/install-language-servers puts it in <repo>/.tools/node_modules/.bin), \
                 and make sure its directory is on the language-server search PATH"
                 .into(),
+            // The versions scripts/install-language-servers pins.
+            install: strings(&["pyright@1.1.414"]),
         },
         ServerConfig {
             name: "typescript".into(),
@@ -86,6 +93,7 @@ pub fn default_servers() -> Vec<ServerConfig> {
                 scripts/install-language-servers puts it in <repo>/.tools/node_modules/.bin), \
                 and make sure its directory is on the language-server search PATH"
                 .into(),
+            install: strings(&["typescript-language-server@5.1.3", "typescript@5.9.3"]),
         },
         ServerConfig {
             name: "rust-analyzer".into(),
@@ -96,6 +104,7 @@ pub fn default_servers() -> Vec<ServerConfig> {
             settings: serde_json::Value::Null,
             install_hint: "install it in the sandbox with `rustup component add rust-analyzer`"
                 .into(),
+            install: Vec::new(),
         },
     ]
 }
@@ -134,6 +143,13 @@ pub struct LspConfig {
     pub diagnostics_timeout: Duration,
     /// Grace between TERM and KILL when a server is stopped.
     pub kill_grace: Duration,
+    /// Install a missing server on first use (see [`ServerConfig::install`]).
+    pub provision: bool,
+    /// Where servers are installed (`npm install --prefix`); their programs land in
+    /// `<prefix>/node_modules/.bin`, which belongs on `search_path`. None: never install.
+    pub install_prefix: Option<PathBuf>,
+    /// How long one install may take.
+    pub install_timeout: Duration,
 }
 
 impl LspConfig {
@@ -155,6 +171,9 @@ impl LspConfig {
             startup_timeout: Duration::from_secs(60),
             diagnostics_timeout: Duration::from_secs(30),
             kill_grace: Duration::from_secs(2),
+            provision: true,
+            install_prefix: None,
+            install_timeout: Duration::from_secs(300),
         }
     }
 

@@ -122,6 +122,9 @@ pub struct LspEngine {
     /// Project root per (server, directory): marker lookups cost a round trip each on a
     /// remote backend, and a root does not move while its server runs.
     project_roots: Mutex<HashMap<(String, PathBuf), PathBuf>>,
+    /// Held while a server is being installed: one npm at a time, and a request that
+    /// waited finds the server the first one installed.
+    installing: tokio::sync::Mutex<()>,
     disposed: AtomicBool,
 }
 
@@ -178,6 +181,7 @@ impl LspEngine {
             slots: Mutex::new(HashMap::new()),
             workspace: tokio::sync::OnceCell::new(),
             project_roots: Mutex::new(HashMap::new()),
+            installing: tokio::sync::Mutex::new(()),
             disposed: AtomicBool::new(false),
         }
     }
@@ -380,13 +384,9 @@ impl LspEngine {
                 slot.server.name
             )));
         }
-        let Some(program) = find_program(self.fs.as_ref(), &program_name, &path).await else {
-            return Err(LspError::ServerNotFound {
-                server: slot.server.name.clone(),
-                program: program_name,
-                path,
-                hint: slot.server.install_hint.clone(),
-            });
+        let program = match find_program(self.fs.as_ref(), &program_name, &path).await {
+            Some(program) => program,
+            None => self.provision(&slot.server, &program_name, &path).await?,
         };
         let connection = Connection::start(
             self.subprocess.as_ref(),
@@ -399,6 +399,75 @@ impl LspEngine {
         tracing::debug!(server = %slot.server.name, root = %slot.root.display(), pid = connection.pid(), "language server started");
         slot.connection = Some(connection);
         Ok(())
+    }
+
+    /// Installs a missing server (one install at a time) and finds its program, or says
+    /// why it cannot: provisioning is off, the server has no packages, or npm failed.
+    async fn provision(
+        &self,
+        server: &ServerConfig,
+        program: &str,
+        path: &str,
+    ) -> Result<PathBuf, LspError> {
+        let not_found = || LspError::ServerNotFound {
+            server: server.name.clone(),
+            program: program.to_owned(),
+            path: path.to_owned(),
+            hint: server.install_hint.clone(),
+        };
+        let Some(prefix) = self.config.install_prefix.as_ref().filter(|_| self.config.provision)
+        else {
+            return Err(not_found());
+        };
+        if server.install.is_empty() {
+            return Err(not_found());
+        }
+        let _installing = self.installing.lock().await;
+        // Another request may have installed it while this one waited.
+        if let Some(found) = find_program(self.fs.as_ref(), program, path).await {
+            return Ok(found);
+        }
+        let prefix_text = prefix.to_string_lossy().into_owned();
+        let command = format!(
+            "npm install --prefix {prefix_text} --no-audit --no-fund --loglevel=error {}",
+            server.install.join(" ")
+        );
+        tracing::info!(server = %server.name, %command, "installing a language server on first use");
+        // Arguments travel as positional parameters: nothing of them is parsed by the
+        // shell. `--prefix` also moves npm's global config file, so a CA bundle configured
+        // there (machines behind a TLS-inspecting proxy need one) is carried over.
+        let script = "prefix=$1; shift; \
+            cafile=$(npm config get cafile 2>/dev/null); \
+            if [ -n \"$cafile\" ] && [ \"$cafile\" != null ]; then export npm_config_cafile=\"$cafile\"; fi; \
+            exec npm install --prefix \"$prefix\" --no-audit --no-fund --loglevel=error \"$@\"";
+        let mut argv = vec!["/bin/sh".to_owned(), "-c".into(), script.into(), "sh".into()];
+        argv.push(prefix_text);
+        argv.extend(server.install.iter().cloned());
+        let mut env = self.config.env.clone();
+        env.insert("PATH".into(), path.to_owned());
+        let mut spec = dsh_core::SpawnSpec::new(argv, &self.config.workspace_root, env);
+        spec.timeout = Some(self.config.install_timeout);
+        let failed = |detail: String| LspError::InstallFailed {
+            server: server.name.clone(),
+            command: command.clone(),
+            detail,
+        };
+        let process = self.subprocess.spawn(spec).await.map_err(|e| failed(e.to_string()))?;
+        let status = process.wait().await;
+        if !status.success() {
+            let stderr = process.stderr().snapshot().to_string_lossy();
+            let tail: String = stderr.trim().lines().rev().take(5).collect::<Vec<_>>().join(" | ");
+            let how = match (status.code, status.signal) {
+                (Some(code), _) => format!("exit code {code}"),
+                (None, Some(signal)) => format!("signal {signal}"),
+                (None, None) => "no exit status".to_owned(),
+            };
+            return Err(failed(format!("npm ended with {how}: {tail}")));
+        }
+        tracing::info!(server = %server.name, "language server installed");
+        find_program(self.fs.as_ref(), program, path).await.ok_or_else(|| {
+            failed(format!("npm succeeded but {program} is not on the search PATH {path}"))
+        })
     }
 
     /// Brings the server's view of open documents up to date: `path` with `text`, and

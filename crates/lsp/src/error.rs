@@ -30,6 +30,12 @@ pub enum LspError {
         "language server {server} is not installed: {program} not found on PATH {path}; {hint}"
     )]
     ServerNotFound { server: String, program: String, path: String, hint: String },
+    /// The server was missing and installing it failed (offline, a registry error...).
+    /// Run `command` in the sandbox by hand, or install the server another way.
+    #[error(
+        "language server {server} is not installed and installing it failed: {detail}; install it yourself with `{command}` (in the sandbox)"
+    )]
+    InstallFailed { server: String, command: String, detail: String },
     /// The server could not be started.
     #[error("cannot start language server {server}: {source}")]
     SpawnFailed {

@@ -119,6 +119,7 @@ async fn a_server_missing_from_the_sandbox_says_how_to_install_it() {
             initialization_options: serde_json::Value::Null,
             settings: serde_json::Value::Null,
             install_hint: "install ghost with `apt-get install ghost`".into(),
+            install: vec![],
         }];
     })
     .await;

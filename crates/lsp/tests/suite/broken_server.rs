@@ -37,6 +37,7 @@ async fn broken(
             initialization_options: serde_json::json!({}),
             settings: serde_json::json!({ "fake": { "answer": 42 } }),
             install_hint: "it is a test fixture".into(),
+            install: vec![],
         }];
         config.request_timeout = Duration::from_secs(2);
         config.cancel_grace = Duration::from_millis(500);

@@ -1,5 +1,6 @@
 mod bad_input;
 mod broken_server;
 mod common;
+mod provision;
 mod python;
 mod typescript;
