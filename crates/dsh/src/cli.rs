@@ -43,6 +43,8 @@ struct Cli {
 enum Command {
     /// Run the end-to-end tour: one sandbox, every capability, a report.
     Tour(crate::tour::TourArgs),
+    /// Check that this machine can run local sandboxes, and what agents will find in them.
+    Doctor,
     /// Serve every dsh tool to an agent over MCP (stdio by default, or streamable HTTP).
     Mcp(crate::mcp::McpArgs),
     /// Manage sandboxes (a local daemon, or E2B cloud with E2B_API_KEY).
@@ -235,6 +237,7 @@ fn init_logging(verbose: u8) {
 async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
     match command {
         Command::Tour(args) => crate::tour::run(args, printer).await,
+        Command::Doctor => Ok(crate::doctor::run(printer)),
         Command::Shell(args) => crate::shell::run(args).await,
         Command::Mcp(args) => crate::mcp::run(args).await,
         Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,

@@ -5,6 +5,7 @@
 mod cli;
 mod config;
 mod connect;
+mod doctor;
 mod mcp;
 mod output;
 mod shell;

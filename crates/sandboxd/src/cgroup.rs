@@ -237,6 +237,17 @@ impl Cgroups {
         Ok(Cgroups { parent })
     }
 
+    /// Which hierarchy this process is in, changing nothing (for diagnostics: `dsh
+    /// doctor`); [`Cgroups::probe`] then sets the daemon's part of it up.
+    pub fn detect() -> Result<Version> {
+        let mountinfo = read(Path::new("/proc/self/mountinfo"))?;
+        let own = read(Path::new("/proc/self/cgroup"))?;
+        Ok(match resolve(&parse_mountinfo(&mountinfo), &parse_proc_cgroup(&own))? {
+            Dirs::V1 { .. } => Version::V1,
+            Dirs::V2(_) => Version::V2,
+        })
+    }
+
     pub fn version(&self) -> Version {
         self.parent.version()
     }
