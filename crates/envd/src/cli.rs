@@ -1,7 +1,8 @@
 //! The `dsh-envd` command line.
 
+use std::ffi::OsString;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::{Envd, EnvdConfig};
@@ -36,16 +37,63 @@ struct Args {
     /// Write the bound address to this file once listening (for supervisors and tests).
     #[arg(long)]
     ready_file: Option<PathBuf>,
+    /// Serve `sudo` on this unix socket (e.g. /run/dsh/sudo.sock): any user of the
+    /// sandbox may run commands as any user. Only where root inside is not root of the host.
+    #[arg(long)]
+    sudo_socket: Option<PathBuf>,
+    /// Plant the `sudo` program here (e.g. /usr/local/bin/sudo): a client of
+    /// --sudo-socket, or with --sudo-disabled one that says why and fails.
+    #[arg(long)]
+    sudo_install: Option<PathBuf>,
+    /// Why sudo is off in this sandbox (what the planted `sudo` says).
+    #[arg(long, conflicts_with = "sudo_socket")]
+    sudo_disabled: Option<String>,
 }
 
 /// Runs the daemon with command-line `args` (the first is the program name), on its own
 /// tokio runtime. The `dsh-envd` binary and `dsh`'s hidden `__envd` subcommand call this.
+///
+/// The same binary is the sandbox's `sudo` client: `dsh-envd __sudo ARGS…`, or any
+/// program name `sudo` (then this ends the process with the command's status).
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> anyhow::Result<()> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let named_sudo = args
+        .first()
+        .and_then(|program| Path::new(program).file_name())
+        .is_some_and(|name| name == "sudo");
+    if named_sudo {
+        std::process::exit(crate::sudo::client::main(&args[1..]));
+    }
+    if args.get(1).is_some_and(|arg| arg == crate::sudo::CLIENT_ARG) {
+        std::process::exit(crate::sudo::client::main(&args[2..]));
+    }
+    let invocation = own_invocation(&args);
     let args = Args::parse_from(args);
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(args))
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(args, invocation))
 }
 
-async fn run(args: Args) -> anyhow::Result<()> {
+/// How to start this very program as envd again (its path and the arguments before
+/// `args`' own): `dsh-envd`, or `dsh __envd` when a binary embeds envd and forwards the
+/// rest of its command line here. The planted `sudo` runs that, plus `__sudo`.
+fn own_invocation(args: &[OsString]) -> Vec<String> {
+    let real: Vec<OsString> = std::env::args_os().collect();
+    let tail = args.get(1..).unwrap_or_default();
+    let exe = std::env::current_exe()
+        .ok()
+        .map(PathBuf::into_os_string)
+        .or_else(|| real.first().cloned())
+        .unwrap_or_default();
+    let mut invocation = vec![exe];
+    if real.len() > tail.len() && real.ends_with(tail) {
+        invocation.extend(real[1..real.len() - tail.len()].iter().cloned());
+    }
+    invocation.into_iter().map(|word| word.to_string_lossy().into_owned()).collect()
+}
+
+async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     // A second subscriber (when embedded in a binary that set one) is simply ignored.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -56,17 +104,18 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .try_init();
     let address = args.listen.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], args.port)));
     let config = EnvdConfig {
-        default_user: args.default_user,
-        default_workdir: args.default_workdir,
-        access_token: args.access_token.filter(|t| !t.is_empty()),
-        sandbox_id: args.sandbox_id,
-        template_id: args.template_id,
+        default_user: args.default_user.clone(),
+        default_workdir: args.default_workdir.clone(),
+        access_token: args.access_token.clone().filter(|t| !t.is_empty()),
+        sandbox_id: args.sandbox_id.clone(),
+        template_id: args.template_id.clone(),
         ..EnvdConfig::default()
     };
     let envd = Arc::new(Envd::new(config));
     if envd.users.lookup(&envd.config.default_user).is_none() {
         anyhow::bail!("default user '{}' does not exist in /etc/passwd", envd.config.default_user);
     }
+    start_sudo(&args, &invocation, &envd);
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .with_context(|| format!("cannot listen on {address}"))?;
@@ -78,6 +127,39 @@ async fn run(args: Args) -> anyhow::Result<()> {
     }
     crate::serve(listener, envd, shutdown_signal()).await?;
     Ok(())
+}
+
+/// The privilege service and the planted `sudo` (see [`crate::sudo`]). Failing to set
+/// them up costs `sudo`, not envd: it is logged and envd serves on.
+fn start_sudo(args: &Args, invocation: &[String], envd: &Arc<Envd>) {
+    let script = match (&args.sudo_socket, &args.sudo_disabled) {
+        (Some(socket), _) => match crate::sudo::server::bind(socket) {
+            Ok(listener) => {
+                tokio::spawn(crate::sudo::server::serve(listener, Arc::clone(envd)));
+                tracing::info!(socket = %socket.display(), "sudo service listening");
+                let mut script = crate::sudo::client_script(invocation);
+                if socket != Path::new(crate::sudo::DEFAULT_SOCKET) {
+                    let at = crate::sudo::shell_quote(&socket.to_string_lossy());
+                    script =
+                        script.replace("exec ", &format!("{}={at} exec ", crate::sudo::SOCKET_ENV));
+                }
+                script
+            }
+            Err(err) => {
+                tracing::warn!(socket = %socket.display(), %err, "sudo service unavailable");
+                crate::sudo::refusal_script(&format!(
+                    "the privilege service could not start: {err}"
+                ))
+            }
+        },
+        (None, Some(reason)) => crate::sudo::refusal_script(reason),
+        (None, None) => return,
+    };
+    if let Some(path) = &args.sudo_install
+        && let Err(err) = crate::sudo::install(path, &script)
+    {
+        tracing::warn!(path = %path.display(), %err, "cannot plant sudo");
+    }
 }
 
 async fn shutdown_signal() {

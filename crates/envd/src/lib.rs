@@ -17,6 +17,7 @@ pub mod paths;
 pub mod process;
 pub mod rpc;
 pub mod state;
+pub mod sudo;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod users;

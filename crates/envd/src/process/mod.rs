@@ -2,7 +2,7 @@
 //! their output out to every subscribed stream, and remembering exits for late callers.
 
 mod service;
-mod spawn;
+pub(crate) mod spawn;
 
 pub use service::routes;
 

@@ -356,8 +356,8 @@ pub fn signal_process(pid: u32, signal: i32) -> io::Result<()> {
     }
 }
 
-/// The uid/gid/groups a process runs with, prepared before fork.
-struct Credentials {
+/// The uid/gid/groups a process runs with, prepared before fork (also used by `sudo`).
+pub(crate) struct Credentials {
     uid: u32,
     gid: u32,
     groups: Vec<libc::gid_t>,
@@ -365,7 +365,7 @@ struct Credentials {
 }
 
 impl Credentials {
-    fn for_user(user: &User) -> Result<Self, ConnectError> {
+    pub(crate) fn for_user(user: &User) -> Result<Self, ConnectError> {
         let euid = rustix::process::geteuid().as_raw();
         let switch = euid == 0;
         if !switch && euid != user.uid {
@@ -380,7 +380,7 @@ impl Credentials {
         Ok(Self { uid: user.uid, gid: user.gid, groups: user.groups.clone(), switch })
     }
 
-    fn pre_exec(
+    pub(crate) fn pre_exec(
         &self,
         new_session: bool,
     ) -> impl FnMut() -> io::Result<()> + Send + Sync + 'static {

@@ -31,6 +31,26 @@ pub const NETNS_DIR: &str = "netns";
 /// Time a stopping envd gets between SIGTERM and SIGKILL.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 pub const DEFAULT_USER: &str = "user";
+/// envd's privilege service for `sudo`, on the sandbox's own `/run` (a fresh tmpfs owned
+/// by its root: nothing but root inside can put anything in `/run/dsh`).
+pub const SUDO_SOCKET: &str = "/run/dsh/sudo.sock";
+/// Where envd plants the `sudo` program: on every PATH, in the sandbox's `/usr` overlay.
+pub const SUDO_PROGRAM: &str = "/usr/local/bin/sudo";
+/// What `sudo` says where the sandbox's root is the host's (`isolation = "namespaces"`).
+pub const SUDO_DISABLED: &str = "disabled in this sandbox, because its root would be the \
+    host's root (isolation \"namespaces\"); sudo is offered only under strict isolation, where \
+    root inside is an unprivileged host uid";
+
+/// envd's arguments for `sudo`: the service only where root inside is an unprivileged
+/// host uid, else a `sudo` that explains why there is none. envd itself plants the
+/// program (as the sandbox's root, through the overlay): the daemon, host root, never
+/// writes through paths the sandbox controls.
+pub fn sudo_args(isolation: Isolation) -> [&'static str; 4] {
+    match isolation {
+        Isolation::Strict { .. } => ["--sudo-socket", SUDO_SOCKET, "--sudo-install", SUDO_PROGRAM],
+        Isolation::Namespaces => ["--sudo-disabled", SUDO_DISABLED, "--sudo-install", SUDO_PROGRAM],
+    }
+}
 
 /// The spec of a sandbox from its record: its template, its uid block (kept for its
 /// whole life) and its limits.
@@ -118,6 +138,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .arg(DEFAULT_USER)
         .arg("--default-workdir")
         .arg(spec.template.workdir.as_os_str())
+        .args(sudo_args(spec.isolation))
         .stdout(Output::File(log.clone()))
         .stderr(Output::File(log));
     if let Some(token) = &record.envd_access_token {

@@ -43,8 +43,15 @@ pub struct Harness {
 
 impl Harness {
     pub async fn start() -> Harness {
+        Harness::start_with(|_| {}).await
+    }
+
+    /// [`Harness::start`] with `change` applied to the daemon's configuration.
+    pub async fn start_with(change: impl FnOnce(&mut DaemonConfig)) -> Harness {
         let dir = tempfile::Builder::new().prefix("dsh-sandboxd-control-").tempdir().unwrap();
-        let daemon = Daemon::start(config(&dir.path().join("state"))).await.unwrap();
+        let mut config = config(&dir.path().join("state"));
+        change(&mut config);
+        let daemon = Daemon::start(config).await.unwrap();
         let client = Client::new(&daemon.url(), daemon.api_key());
         Harness { dir, daemon: Some(daemon), client }
     }
@@ -274,6 +281,18 @@ impl Client {
 
     /// Like [`Client::run`], with the whole end event.
     pub async fn run_to_end(&self, sandbox: &Value, script: &str) -> (String, Value) {
+        let (stdout, _, end) = self.run_all(sandbox, script).await;
+        (stdout, end)
+    }
+
+    /// Like [`Client::run`]: (stdout, stderr, exit code).
+    pub async fn run_output(&self, sandbox: &Value, script: &str) -> (String, String, i64) {
+        let (stdout, stderr, end) = self.run_all(sandbox, script).await;
+        (stdout, stderr, end["exitCode"].as_i64().unwrap_or(0))
+    }
+
+    /// Runs `sh -c script` to its end: (stdout, stderr, end event).
+    pub async fn run_all(&self, sandbox: &Value, script: &str) -> (String, String, Value) {
         use base64::Engine as _;
         let message = serde_json::json!({
             "process": {"cmd": "/bin/sh", "args": ["-c", script]}
@@ -292,7 +311,8 @@ impl Client {
             .unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         let bytes = response.bytes().await.unwrap();
-        let (mut stdout, mut code, mut rest) = (Vec::new(), None, &bytes[..]);
+        let (mut stdout, mut stderr, mut code, mut rest) =
+            (Vec::new(), Vec::new(), None, &bytes[..]);
         while rest.len() >= 5 {
             let len = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
             let flags = rest[0];
@@ -303,13 +323,18 @@ impl Client {
                 continue;
             }
             let event = &message["event"];
+            let engine = &base64::engine::general_purpose::STANDARD;
             if let Some(data) = event["data"]["stdout"].as_str() {
-                stdout.extend(base64::engine::general_purpose::STANDARD.decode(data).unwrap());
+                stdout.extend(engine.decode(data).unwrap());
+            }
+            if let Some(data) = event["data"]["stderr"].as_str() {
+                stderr.extend(engine.decode(data).unwrap());
             }
             if let Some(end) = event.get("end") {
                 code = Some(end.clone());
             }
         }
-        (String::from_utf8(stdout).unwrap(), code.expect("no end event"))
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+        (text(stdout), text(stderr), code.expect("no end event"))
     }
 }

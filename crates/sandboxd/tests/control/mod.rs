@@ -5,3 +5,4 @@ mod network;
 mod pool;
 mod ports;
 mod restart;
+mod sudo;

@@ -268,14 +268,28 @@ async fn domains_in_allow_out_match_the_http_host_and_the_tls_server_name() {
     settings.pool = 1;
     let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
-    wait_until("the pool fills", Duration::from_secs(20), async || pooled(&state).len() == 1).await;
-    let warm = pooled(&state);
-
-    let sandbox = c
-        .create(json!({"templateID": "base", "network": {
-            "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test", "*.wild.test"]}}))
-        .await;
-    assert!(warm.contains(sandbox["sandboxID"].as_str().unwrap()), "not pooled: {warm:?}");
+    // A pooled sandbox shows (a live init without a record) before it is ready to be
+    // handed out (envd healthy, network attached), and a create in between gets a fresh
+    // one: such a sandbox is killed and the create tried again.
+    let mut attempts = 0;
+    let sandbox = loop {
+        wait_until("the pool fills", Duration::from_secs(20), async || pooled(&state).len() == 1)
+            .await;
+        let warm = pooled(&state);
+        let sandbox = c
+            .create(json!({"templateID": "base", "network": {
+                "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test", "*.wild.test"]}}))
+            .await;
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        if warm.contains(id) {
+            break sandbox;
+        }
+        attempts += 1;
+        assert!(attempts < 20, "never pooled: {warm:?}");
+        let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(killed.status, StatusCode::NO_CONTENT);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let refused = |name: &str, port: u16| {
         format!(
             "{name} 403 dsh: egress to {name} ({INTERNET}:{port}) is refused by this sandbox's network rules; allowOut names the domains it may reach"

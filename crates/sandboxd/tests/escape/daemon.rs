@@ -360,3 +360,74 @@ print("fd links with the daemon state dir:", sum(state in link for link in links
         );
     }
 }
+
+/// `sudo` (envd's privilege service, `/usr/local/bin/sudo`) makes `user` the sandbox's
+/// root, passwordless, as in E2B. That root is what root inside always was: an
+/// unprivileged block of host ids with `no_new_privs` and the seccomp filters, and the
+/// daemon's state, its API key and another sandbox's token stay out of reach. sudo adds
+/// no host privilege.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sudo_gives_user_the_sandboxs_root_and_nothing_of_the_hosts() {
+    let h = Harness::start(Duration::from_secs(10)).await;
+    let a = h.create().await;
+    let b = h.create().await;
+    let state = h.daemon().state_dir().to_owned();
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(
+            state.join("sandboxes").join(format!("{}.json", a["sandboxID"].as_str().unwrap())),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let base = record["isolation"]["ids"]["hostBase"].as_u64().unwrap();
+    assert!(base >= u64::from(dsh_sandboxd::IdRange::DEFAULT_BASE), "{base}");
+
+    // Inside: root, of a user namespace mapping it to the block; the sleep it leaves
+    // behind (sudo kills nothing of a command that ended normally) is looked at from
+    // the host below.
+    let script = "sudo sh -c 'id -u; cat /proc/self/uid_map; grep -E \"^(NoNewPrivs|Seccomp):\" \
+                  /proc/self/status; sleep 61.25 >/dev/null 2>&1 &'";
+    let (out, code) = h.run(&a, "user", script).await;
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!((words(&out), code), (format!("0 0 {base} 65536 NoNewPrivs: 1 Seccomp: 2"), 0));
+    // From the host: the root that sudo made is host uid `base`, never 0.
+    let sleeper = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .find(|entry| {
+            std::fs::read(entry.path().join("cmdline")).unwrap_or_default() == b"sleep\x0061.25\x00"
+        })
+        .expect("the sleep that root (through sudo) left in the sandbox");
+    let status = std::fs::read_to_string(sleeper.path().join("status")).unwrap();
+    let field = |name: &str| {
+        status.lines().find_map(|line| line.strip_prefix(name)).map(words).unwrap_or_default()
+    };
+    let ids = format!("{base} {base} {base} {base}");
+    assert_eq!(
+        (field("Uid:"), field("Gid:"), field("NoNewPrivs:")),
+        (ids.clone(), ids, "1".into())
+    );
+
+    // What root inside reaches through sudo is what root inside reaches: its own
+    // sandbox's token (envd's environment), nothing of the daemon or of B.
+    let token_a = a["envdAccessToken"].as_str().unwrap().to_owned();
+    let token_b = b["envdAccessToken"].as_str().unwrap().to_owned();
+    let api_key = h.daemon().api_key().to_owned();
+    let api_key_file = state.join(dsh_sandboxd::server::API_KEY_FILE);
+    let b_dir = state.join("sandboxes").join(b["sandboxID"].as_str().unwrap());
+    let probe = secrets_probe(
+        &[("API key", &api_key), ("A's token", &token_a), ("B's token", &token_b)],
+        &[("daemon state dir", &state), ("API key file", &api_key_file), ("B's directory", &b_dir)],
+    );
+    let (out, code) = h.run(&a, "user", &format!("sudo {probe}")).await;
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "environ leaks=A's token\ncmdline leaks=none\nown environment leaks=none\n\
+             DSH_ENVD_ACCESS_TOKEN set=False\nenvd environ=readable\n\
+             exists(daemon state dir)=False\nexists(API key file)=False\n\
+             exists(B's directory)=False\n",
+            0
+        )
+    );
+}
