@@ -48,6 +48,10 @@ struct Args {
     /// Why sudo is off in this sandbox (what the planted `sudo` says).
     #[arg(long, conflicts_with = "sudo_socket")]
     sudo_disabled: Option<String>,
+    /// `NAME=TARGET` (repeatable): when no `NAME` is on the standard PATH but `TARGET` is,
+    /// link `/usr/local/bin/NAME` to it (`python=python3`: E2B's images have `python`).
+    #[arg(long = "command-alias", value_name = "NAME=TARGET")]
+    command_aliases: Vec<String>,
 }
 
 /// Runs the daemon with command-line `args` (the first is the program name), on its own
@@ -116,6 +120,9 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
         anyhow::bail!("default user '{}' does not exist in /etc/passwd", envd.config.default_user);
     }
     start_sudo(&args, &invocation, &envd);
+    for (name, target) in plant_aliases(&args.command_aliases, Path::new("/usr/local/bin")) {
+        tracing::info!(name, target = %target.display(), "command alias planted");
+    }
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .with_context(|| format!("cannot listen on {address}"))?;
@@ -127,6 +134,39 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     }
     crate::serve(listener, envd, shutdown_signal()).await?;
     Ok(())
+}
+
+/// The directories of the standard PATH, searched for command aliases' names and targets.
+const STANDARD_PATH: [&str; 6] =
+    ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/// Links `/usr/local/bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
+/// and whose target exists (see `--command-alias`). Returns the links made.
+pub fn plant_aliases(aliases: &[String], bin: &Path) -> Vec<(String, PathBuf)> {
+    let find = |name: &str| {
+        STANDARD_PATH.iter().map(|dir| Path::new(dir).join(name)).find(|path| path.is_file())
+    };
+    let mut made = Vec::new();
+    for alias in aliases {
+        let Some((name, target)) = alias.split_once('=') else {
+            tracing::warn!(%alias, "a command alias is NAME=TARGET");
+            continue;
+        };
+        let plain = |s: &str| !s.is_empty() && !s.contains('/') && s != "." && s != "..";
+        if !plain(name) || !plain(target) || find(name).is_some() || bin.join(name).exists() {
+            continue;
+        }
+        let Some(target) = find(target) else { continue };
+        let link = bin.join(name);
+        match std::fs::create_dir_all(bin).and_then(|()| std::os::unix::fs::symlink(&target, &link))
+        {
+            Ok(()) => made.push((name.to_owned(), target)),
+            Err(err) => {
+                tracing::warn!(link = %link.display(), %err, "cannot plant a command alias")
+            }
+        }
+    }
+    made
 }
 
 /// The privilege service and the planted `sudo` (see [`crate::sudo`]). Failing to set
@@ -173,5 +213,28 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = term.recv() => {}
         _ = int.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod alias_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_alias_is_linked_only_when_its_name_is_missing_and_its_target_exists() {
+        let bin = tempfile::tempdir().unwrap();
+        let aliases =
+            ["dsh-test-shell=sh", "sh=bash", "dsh-test-none=dsh-no-such", "bad", "../x=sh"]
+                .map(str::to_owned);
+        let made = plant_aliases(&aliases, bin.path());
+        assert_eq!(made.len(), 1);
+        assert_eq!(made[0].0, "dsh-test-shell");
+        let link = std::fs::read_link(bin.path().join("dsh-test-shell")).unwrap();
+        assert_eq!(link, made[0].1);
+        assert!(link.ends_with("sh"));
+        assert_eq!(std::fs::read_dir(bin.path()).unwrap().count(), 1);
+        // Planted once: a second start leaves it.
+        assert!(plant_aliases(&aliases, bin.path()).is_empty());
     }
 }

@@ -52,6 +52,11 @@ pub fn sudo_args(isolation: Isolation) -> [&'static str; 4] {
     }
 }
 
+/// Names agents expect that the host's /usr may lack: envd links them at start when
+/// missing (E2B's images have `python` and `pip`; Debian's python3 has neither).
+pub const COMMAND_ALIASES: [&str; 4] =
+    ["--command-alias", "python=python3", "--command-alias", "pip=pip3"];
+
 /// The spec of a sandbox from its record: its template, its uid block (kept for its
 /// whole life) and its limits.
 pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec> {
@@ -139,6 +144,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .arg("--default-workdir")
         .arg(spec.template.workdir.as_os_str())
         .args(sudo_args(spec.isolation))
+        .args(COMMAND_ALIASES)
         .stdout(Output::File(log.clone()))
         .stderr(Output::File(log));
     if let Some(token) = &record.envd_access_token {

@@ -183,6 +183,18 @@ async fn create_get_list_pause_connect_kill() {
     assert_eq!(c.call(Method::GET, "/v2/sandboxes", None).await.body, json!([]));
 }
 
+/// The names agents expect are there even when the host has only `python3`/`pip3`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_and_pip_are_there_by_those_names() {
+    let h = Harness::start().await;
+    let sandbox = h.client.create(json!({"templateID": "base"})).await;
+    let (out, code) = h
+        .client
+        .run(&sandbox, "python -c 'import sys; print(sys.version_info[0])' && pip --version >/dev/null && echo pip")
+        .await;
+    assert_eq!((out.as_str(), code), ("3\npip\n", 0));
+}
+
 /// E2B's list: newest first by default, pages of `limit` chained by `x-next-token`,
 /// `order=asc`, and `startedAfter` (inclusive).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
