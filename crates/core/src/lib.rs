@@ -33,6 +33,8 @@ mod output;
 pub mod process;
 pub mod runtime;
 pub mod terminal;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use env::{child_env, is_secret_key};
 pub use fs::{

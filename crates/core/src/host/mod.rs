@@ -34,6 +34,23 @@ pub struct HostProcess {
     pub name: String,
 }
 
+impl HostProcess {
+    /// Parses one `/proc/<pid>/stat` line; `None` for a zombie (or a dead, `X`) process
+    /// and for anything that is not such a line. Public so a caller that reads `/proc`
+    /// elsewhere (inside a sandbox's pid namespace, through a command) parses it the
+    /// same way.
+    pub fn from_stat(stat: &str) -> Option<Self> {
+        let pid = stat.split_whitespace().next()?.parse().ok()?;
+        // The name is in parentheses and may itself contain ')' or spaces.
+        let name = stat.get(stat.find('(')? + 1..stat.rfind(')')?)?;
+        let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+        let state = fields.next()?;
+        let parent = fields.next()?.parse().ok()?;
+        let group = fields.next()?.parse().ok()?;
+        (state != "Z" && state != "X").then(|| Self { pid, parent, group, name: name.to_owned() })
+    }
+}
+
 /// The live (not zombie) processes of this host, from `/proc`. Used to check that a group
 /// really ended, and by tests of every backend that runs processes on this host (for
 /// example to wait until a shell's job has exec'd its program).
@@ -41,22 +58,9 @@ pub fn live_processes() -> Vec<HostProcess> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // The name is in parentheses and may itself contain ')' or spaces.
-            let name = stat.get(stat.find('(')? + 1..stat.rfind(')')?)?;
-            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
-            let state = fields.next()?;
-            let parent = fields.next()?.parse().ok()?;
-            let group = fields.next()?.parse().ok()?;
-            (state != "Z" && state != "X").then(|| HostProcess {
-                pid,
-                parent,
-                group,
-                name: name.to_owned(),
-            })
-        })
+        .filter(|entry| entry.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .filter_map(|stat| HostProcess::from_stat(&stat))
         .collect()
 }
 

@@ -1,4 +1,3 @@
+mod contract;
 mod env;
-mod fs;
-mod process;
-mod terminal;
+mod host;

@@ -1,4 +1,4 @@
-mod backend;
+pub mod backend;
 mod envd_client;
 mod lying_peer;
-mod sandbox;
+pub mod sandbox;

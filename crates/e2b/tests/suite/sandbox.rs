@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use dsh_core::testkit::BackendUnderTest;
 use dsh_core::{BoxFuture, Engine, SpawnSpec, WriteExpectation};
 use dsh_e2b::{Connection, ControlPlane, OnDispose, Sandbox, SandboxConfig, open_runtime};
 
@@ -31,6 +32,29 @@ impl Daemon {
     async fn stop(self) {
         self.0.stop().await.unwrap();
     }
+}
+
+/// The e2b backend over a real local sandbox: its own pid namespace and filesystem, so
+/// the contract reads processes and files behind the seams through commands inside it.
+pub async fn sandbox_backend() -> BackendUnderTest {
+    let daemon = Daemon::start().await;
+    let (runtime, _sandbox) = open_runtime(&daemon.connection(), &sandbox_config()).await.unwrap();
+    // The workspace holds dsh's private directory: the contract gets an empty one.
+    let root = runtime.cwd.join("contract");
+    runtime.fs.make_dir(&root, false).await.unwrap();
+    let (fs, subprocess, terminals) =
+        (runtime.fs.clone(), runtime.subprocess.clone(), runtime.terminals.clone());
+    let mut under_test = BackendUnderTest::new("sandbox", fs, subprocess, terminals, root)
+        .on_finish(async move {
+            let report = runtime.dispose().await;
+            assert!(matches!(report.sandbox, Some(Ok(_))), "{report:?}");
+            daemon.stop().await;
+        });
+    under_test.same_process_namespace = false;
+    under_test.root_on_host = false;
+    // The same backend over the same envd, only inside the sandbox.
+    under_test.deviations = super::backend::ENVD_DEVIATIONS.to_vec();
+    under_test
 }
 
 fn sandbox_config() -> SandboxConfig {
