@@ -110,6 +110,39 @@ fn parse_body<T: DeserializeOwned + Default>(body: &Bytes) -> ApiResult<T> {
         .map_err(|e| ApiError::bad_request(format!("invalid request body: {e}")))
 }
 
+/// Entries of `metadata` at most, and bytes of its keys and values together.
+const MAX_METADATA_ENTRIES: usize = 64;
+const MAX_METADATA_BYTES: usize = 16 * 1024;
+
+/// `envVars` become a process environment in the sandbox: a NUL anywhere, or `=` (or
+/// nothing) in a name, cannot be one, and would break every later command.
+fn check_env_vars(env_vars: &BTreeMap<String, String>) -> ApiResult<()> {
+    for (name, value) in env_vars {
+        if name.is_empty() || name.contains(['=', '\0']) {
+            return Err(ApiError::bad_request(format!(
+                "envVars: {name:?} is not a variable name (it must be non-empty, without '=' or NUL)"
+            )));
+        }
+        if value.contains('\0') {
+            return Err(ApiError::bad_request(format!(
+                "envVars: the value of {name} contains a NUL byte"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn check_metadata(metadata: &BTreeMap<String, String>) -> ApiResult<()> {
+    let bytes: usize = metadata.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if metadata.len() > MAX_METADATA_ENTRIES || bytes > MAX_METADATA_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "metadata: {} entries, {bytes} bytes; at most {MAX_METADATA_ENTRIES} entries and {MAX_METADATA_BYTES} bytes",
+            metadata.len()
+        )));
+    }
+    Ok(())
+}
+
 fn timeout_secs(timeout: Option<i64>) -> ApiResult<u64> {
     match timeout {
         None => Ok(DEFAULT_TIMEOUT_SECS),
@@ -320,14 +353,18 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
             "memoryMB must be {MIN_MEMORY_MB} to {MAX_MEMORY_MB}, not {memory}"
         )));
     }
+    let env_vars = body.env_vars.unwrap_or_default();
+    check_env_vars(&env_vars)?;
+    let metadata = body.metadata.unwrap_or_default();
+    check_metadata(&metadata)?;
     let now = now_ms();
     let record = Record {
         sandbox_id: String::new(),
         template_id,
         alias: None,
         envd_access_token: (body.secure != Some(false)).then(|| random_hex(32)),
-        metadata: body.metadata.unwrap_or_default(),
-        env_vars: body.env_vars.unwrap_or_default(),
+        metadata,
+        env_vars,
         auto_pause: body.auto_pause.unwrap_or(false),
         auto_resume: body.auto_resume.is_some_and(|auto| auto.enabled),
         started_at_ms: now,

@@ -198,6 +198,18 @@ impl Store {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
+            // A record a daemon was writing when it died (it holds an access token).
+            if name.starts_with('.') && name.ends_with(".json.tmp") {
+                match fs::remove_file(&path) {
+                    Ok(()) => {
+                        tracing::info!(path = %path.display(), "removed a half-written sandbox record")
+                    }
+                    Err(e) => {
+                        tracing::warn!(path = %path.display(), error = %e, "cannot remove a half-written sandbox record")
+                    }
+                }
+                continue;
+            }
             if let Some(id) = name.strip_suffix(".json") {
                 if id.starts_with('.') {
                     let _ = fs::remove_file(&path);
@@ -255,6 +267,23 @@ pub fn rfc3339(ms: u64) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_scan_removes_half_written_records_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        std::fs::write(store.root().join(".abc.json.tmp"), "{\"envdAccessToken\":\"secret\"")
+            .unwrap();
+        std::fs::create_dir(store.root().join("orphan")).unwrap();
+        let (records, dirs) = store.scan().unwrap();
+        assert!(records.is_empty());
+        assert_eq!(dirs, ["orphan"]);
+        let left: Vec<_> = std::fs::read_dir(store.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(left, ["orphan"]);
+    }
 
     #[test]
     fn formats_timestamps() {

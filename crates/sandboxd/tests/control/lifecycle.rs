@@ -283,6 +283,27 @@ async fn bad_requests_and_unknown_ids() {
         reply.body,
         json!({"code": 404, "message": "template 'nope' not found (available: base)"})
     );
+    // What would break the sandbox (a NUL in its environment) or bloat the record.
+    for (body, message) in [
+        (json!({"envVars": {"A": "x\u{0}y"}}), "envVars: the value of A contains a NUL byte"),
+        (
+            json!({"envVars": {"A=B": "x"}}),
+            "envVars: \"A=B\" is not a variable name (it must be non-empty, without '=' or NUL)",
+        ),
+        (
+            json!({"envVars": {"": "x"}}),
+            "envVars: \"\" is not a variable name (it must be non-empty, without '=' or NUL)",
+        ),
+        (
+            json!({"metadata": {"k": "v".repeat(20_000)}}),
+            "metadata: 1 entries, 20001 bytes; at most 64 entries and 16384 bytes",
+        ),
+    ] {
+        let reply = c.call(Method::POST, "/v2/sandboxes", Some(body.clone())).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(reply.body["message"], message, "{body}");
+    }
+    assert_eq!(c.call(Method::GET, "/v2/sandboxes", None).await.body, json!([]));
     // Template names (what the SDK's `Template.exists` asks).
     let base = c.call(Method::GET, "/templates/aliases/base", None).await;
     assert_eq!(
