@@ -143,43 +143,18 @@ async fn download(
         Ok(path) => path,
         Err(response) => return response,
     };
-    let meta = match tokio::fs::metadata(&path).await {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {
-            return http_error(
-                StatusCode::NOT_FOUND,
-                &format!("path '{}' does not exist", path.display()),
-            );
-        }
+    let opened = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || open_for_download(&path)).await
+    };
+    let (file, meta) = match opened {
+        Ok(Ok(opened)) => opened,
+        Ok(Err(response)) => return response,
         Err(err) => {
-            return http_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &format!("error reading '{}': {err}", path.display()),
-            );
+            return http_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("open failed: {err}"));
         }
     };
-    if meta.is_dir() {
-        return http_error(
-            StatusCode::BAD_REQUEST,
-            &format!("path '{}' is a directory", path.display()),
-        );
-    }
-    if !meta.is_file() {
-        // A FIFO or a device would block or never end: only regular files are served.
-        return http_error(
-            StatusCode::BAD_REQUEST,
-            &format!("path '{}' is not a regular file", path.display()),
-        );
-    }
-    let mut file = match tokio::fs::File::open(&path).await {
-        Ok(file) => file,
-        Err(err) => {
-            return http_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &format!("error opening '{}': {err}", path.display()),
-            );
-        }
-    };
+    let mut file = tokio::fs::File::from_std(file);
     let size = meta.len();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let disposition =
@@ -234,6 +209,58 @@ async fn download(
         .header(header::CONTENT_LENGTH, size)
         .body(Body::from_stream(read_stream(file)))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// Opens `path` for a download and describes the file it opened; errors are finished
+/// responses.
+///
+/// The file is opened first and described through its descriptor (never stat, then
+/// open): a write that renames a new file into place between the two would otherwise be
+/// served cut to the old file's length. The first open is `O_PATH`, which reaches no
+/// driver, so a FIFO (which would block) or a device (whose open may act) is refused
+/// before anything opens it for reading; the file is then reopened through
+/// `/proc/self/fd`, which names that same inode whatever the path now points to.
+fn open_for_download(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), Response> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+
+    let failed = |err: io::Error| {
+        if err.kind() == io::ErrorKind::NotFound {
+            http_error(StatusCode::NOT_FOUND, &format!("path '{}' does not exist", path.display()))
+        } else {
+            http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("error reading '{}': {err}", path.display()),
+            )
+        }
+    };
+    let handle = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(path)
+        .map_err(failed)?;
+    let meta = handle.metadata().map_err(failed)?;
+    if meta.is_dir() {
+        return Err(http_error(
+            StatusCode::BAD_REQUEST,
+            &format!("path '{}' is a directory", path.display()),
+        ));
+    }
+    if !meta.is_file() {
+        // A FIFO or a device would block or never end: only regular files are served.
+        return Err(http_error(
+            StatusCode::BAD_REQUEST,
+            &format!("path '{}' is not a regular file", path.display()),
+        ));
+    }
+    let file =
+        std::fs::File::open(format!("/proc/self/fd/{}", handle.as_raw_fd())).map_err(|err| {
+            http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("error opening '{}': {err}", path.display()),
+            )
+        })?;
+    Ok((file, meta))
 }
 
 fn read_stream<R: tokio::io::AsyncRead + Unpin + Send + 'static>(

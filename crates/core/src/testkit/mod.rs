@@ -69,10 +69,6 @@ pub enum Deviation {
     /// Defect: `CreateIfAbsent` checks and creates in two steps (the e2b backend stats,
     /// then uploads and renames), so concurrent creators can all succeed.
     CreateIfAbsentRaces,
-    /// Defect: a read racing a replacing write can return neither version, or fail: envd's
-    /// `GET /files` stats the path and opens it in two steps, so a rename in between
-    /// serves the new file cut to the old one's length.
-    ReadsRaceReplacement,
     /// Defect: reading a path through a regular file (`file/x`) is an `Io` error rather
     /// than `NotADirectory` (envd answers ENOTDIR with a 500).
     NotADirectoryIsIo,
