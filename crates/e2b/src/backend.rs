@@ -120,6 +120,11 @@ fn fs_error(path: &Path, err: Error) -> FsError {
         Error::Http { status: 400, message } if message.contains("is a directory") => {
             return FsError::IsADirectory { path };
         }
+        // envd's `/files` answers ENOTDIR (a path through a regular file) with a 400
+        // ending so, on reads and writes alike.
+        Error::Http { status: 400, message } if message.ends_with("is not a directory") => {
+            return FsError::NotADirectory { path };
+        }
         _ => {}
     }
     match err.code() {

@@ -224,15 +224,20 @@ fn open_for_download(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), 
     use std::os::fd::AsRawFd as _;
     use std::os::unix::fs::OpenOptionsExt as _;
 
-    let failed = |err: io::Error| {
-        if err.kind() == io::ErrorKind::NotFound {
+    let failed = |err: io::Error| match err.kind() {
+        io::ErrorKind::NotFound => {
             http_error(StatusCode::NOT_FOUND, &format!("path '{}' does not exist", path.display()))
-        } else {
-            http_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &format!("error reading '{}': {err}", path.display()),
-            )
         }
+        // `file/x`: the request names a path that cannot exist, a client's mistake (a 400,
+        // as envd's other handlers answer ENOTDIR), not a failure of envd's.
+        io::ErrorKind::NotADirectory => http_error(
+            StatusCode::BAD_REQUEST,
+            &format!("a component of path '{}' is not a directory", path.display()),
+        ),
+        _ => http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("error reading '{}': {err}", path.display()),
+        ),
     };
     let handle = std::fs::OpenOptions::new()
         .read(true)

@@ -69,9 +69,6 @@ pub enum Deviation {
     /// Defect: `CreateIfAbsent` checks and creates in two steps (the e2b backend stats,
     /// then uploads and renames), so concurrent creators can all succeed.
     CreateIfAbsentRaces,
-    /// Defect: reading a path through a regular file (`file/x`) is an `Io` error rather
-    /// than `NotADirectory` (envd answers ENOTDIR with a 500).
-    NotADirectoryIsIo,
     /// Defect: `Terminal::terminate` can leave a job that ignores HUP and TERM running:
     /// the e2b backend checks a group's membership against the *current* foreground
     /// group, which envd can no longer read once the KILL to the shell has landed, so the

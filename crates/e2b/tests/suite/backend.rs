@@ -20,7 +20,6 @@ pub const ENVD_DEVIATIONS: &[Deviation] = &[
     Deviation::EndedProcessStdinIsExited,
     Deviation::WriteReplacesSymlinks,
     Deviation::CreateIfAbsentRaces,
-    Deviation::NotADirectoryIsIo,
     Deviation::TerminalKillCanMissTheJob,
     Deviation::NullOutputIsCounted,
 ];

@@ -287,3 +287,23 @@ async fn a_fifo_is_refused_instead_of_blocking_the_download() {
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["message"], format!("path '{}' is not a regular file", fifo.display()));
 }
+
+#[tokio::test]
+async fn a_path_through_a_regular_file_is_a_bad_request() {
+    let envd = common::start().await;
+    std::fs::write(envd.home.join("plain"), "x").unwrap();
+    let through = envd.home.join("plain/x");
+    let response = envd
+        .http
+        .get(envd.url(&format!("/files?path={}", through.display())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["code"], 400);
+    assert_eq!(
+        body["message"],
+        format!("a component of path '{}' is not a directory", through.display())
+    );
+}
