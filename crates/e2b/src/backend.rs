@@ -12,9 +12,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use dsh_core::{
     BoxFuture, DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, OutputBuffer,
-    Process, ProcessControl, ProcessError, ProcessParts, RawExit, ReadBytes, ReadText, Signal,
-    SpawnSpec, StdinMode, Subprocess, Terminal, TerminalControl, TerminalError, TerminalParts,
-    TerminalSize, TerminalSpec, Terminals, Version, WriteExpectation, WriteOperation, WriteOutcome,
+    OutputMode, Process, ProcessControl, ProcessError, ProcessParts, RawExit, ReadBytes, ReadText,
+    Signal, SpawnSpec, StdinMode, Subprocess, Terminal, TerminalControl, TerminalError,
+    TerminalParts, TerminalSize, TerminalSpec, Terminals, Version, WriteExpectation,
+    WriteOperation, WriteOutcome,
 };
 use dsh_proto::connect::Code;
 use dsh_proto::filesystem::{EntryInfo, FileType};
@@ -580,20 +581,38 @@ async fn foreground_by_proc(backend: &SandboxBackend, pid: u32) -> Result<u32, E
         .ok_or_else(|| Error::Protocol(format!("no foreground group in /proc/{pid}/stat")))
 }
 
-/// Feeds a process stream into the seam's buffers and exit watch.
+/// The buffer a stream captured in `mode` is fed into, or `None` for
+/// [`OutputMode::Null`]: as the host backend's `/dev/null`, such a stream is closed at once
+/// and counts nothing (envd has no way to discard a stream, so its bytes still arrive and
+/// are dropped here).
+fn sink_for(mode: OutputMode, buffer: &OutputBuffer) -> Option<OutputBuffer> {
+    if mode == OutputMode::Null {
+        buffer.close();
+        return None;
+    }
+    Some(buffer.clone())
+}
+
+/// Feeds a process stream into the seam's buffers (`None`: dropped) and exit watch.
 async fn pump(
     mut stream: ProcessStream,
-    stdout: OutputBuffer,
-    stderr: OutputBuffer,
+    stdout: Option<OutputBuffer>,
+    stderr: Option<OutputBuffer>,
     exit: watch::Sender<Option<RawExit>>,
 ) {
     let mut end = RawExit::default();
     loop {
         match stream.next().await {
             Ok(Some(ProcessOutput::Stdout(bytes) | ProcessOutput::Pty(bytes))) => {
-                stdout.push(&bytes)
+                if let Some(stdout) = &stdout {
+                    stdout.push(&bytes);
+                }
             }
-            Ok(Some(ProcessOutput::Stderr(bytes))) => stderr.push(&bytes),
+            Ok(Some(ProcessOutput::Stderr(bytes))) => {
+                if let Some(stderr) = &stderr {
+                    stderr.push(&bytes);
+                }
+            }
             Ok(Some(ProcessOutput::End(info))) => {
                 end = raw_exit(&info);
                 break;
@@ -603,8 +622,9 @@ async fn pump(
             Ok(None) | Err(_) => break,
         }
     }
-    stdout.close();
-    stderr.close();
+    for buffer in [stdout, stderr].into_iter().flatten() {
+        buffer.close();
+    }
     let _ = exit.send(Some(end));
 }
 
@@ -681,7 +701,8 @@ impl Subprocess for SandboxBackend {
             let pid = stream.pid;
             let (stdout, stderr) = (OutputBuffer::new(spec.stdout), OutputBuffer::new(spec.stderr));
             let (exit_tx, exit_rx) = watch::channel(None);
-            tokio::spawn(pump(stream, stdout.clone(), stderr.clone(), exit_tx));
+            let sinks = (sink_for(spec.stdout, &stdout), sink_for(spec.stderr, &stderr));
+            tokio::spawn(pump(stream, sinks.0, sinks.1, exit_tx));
             let control = Arc::new(ProcessHandle { backend: self.clone(), pid });
             if let StdinMode::Data(data) = &spec.stdin {
                 control.write_stdin(data).await?;

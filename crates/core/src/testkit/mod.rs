@@ -75,9 +75,6 @@ pub enum Deviation {
     /// KILL to the job is refused (a race: usually the job's KILL goes first). The
     /// terminal's end then waits for the job.
     TerminalKillCanMissTheJob,
-    /// Defect: output spawned with `OutputMode::Null` is still counted in the buffer's
-    /// `total` (the e2b backend receives the stream and pushes it into the null buffer).
-    NullOutputIsCounted,
 }
 
 /// A backend as the contract suites see it.

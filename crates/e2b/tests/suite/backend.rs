@@ -21,7 +21,6 @@ pub const ENVD_DEVIATIONS: &[Deviation] = &[
     Deviation::WriteReplacesSymlinks,
     Deviation::CreateIfAbsentRaces,
     Deviation::TerminalKillCanMissTheJob,
-    Deviation::NullOutputIsCounted,
 ];
 
 fn client(daemon: &dsh_envd::testing::TestDaemon) -> SandboxBackend {
