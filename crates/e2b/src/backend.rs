@@ -717,6 +717,49 @@ impl Subprocess for SandboxBackend {
 struct TerminalHandle {
     backend: SandboxBackend,
     pid: u32,
+    /// The last job group read as this terminal's foreground group (never the shell's
+    /// own). Once the shell has died its terminal's foreground group can no longer be
+    /// read, yet a job that ignored the polite signals still runs and holds the terminal
+    /// open: this is how the second round of `terminate` still finds it.
+    last_job: std::sync::Mutex<Option<u32>>,
+}
+
+impl TerminalHandle {
+    fn last_job(&self) -> std::sync::MutexGuard<'_, Option<u32>> {
+        // A poisoned lock still holds a valid group id (or none).
+        self.last_job.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Signals group `pgid` with a `kill` run in the sandbox: for a group envd can no
+    /// longer name. The shell's built-in, since procps' `kill` reads a small negative id
+    /// (a sandbox's pids are small) as a signal even after `--`.
+    async fn signal_by_command(&self, pgid: u32, signal: Signal) -> Result<(), TerminalError> {
+        let (name, group) = (signal_name(signal), pgid.to_string());
+        let kill = ["sh", "-c", r#"kill -s "$1" -- "-$2""#, "sh", name, group.as_str()];
+        self.backend.helper(&kill).await.map(|_| ()).map_err(terminal_error)
+    }
+
+    async fn read_foreground(&self) -> Result<u32, TerminalError> {
+        // Signal 0 to the foreground group is dsh-envd's probe; 0 back means the server
+        // does not know the extension.
+        let pgid = match self
+            .backend
+            .envd
+            .signal(self.pid, WireSignal::Unspecified, SignalTarget::ForegroundGroup)
+            .await
+        {
+            Ok(pgid) if pgid != 0 => pgid,
+            Ok(_) => foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error)?,
+            Err(err) if err.code() == Code::Unimplemented => {
+                foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error)?
+            }
+            Err(err) => return Err(terminal_error(err)),
+        };
+        if pgid != self.pid {
+            *self.last_job() = Some(pgid);
+        }
+        Ok(pgid)
+    }
 }
 
 fn terminal_error(err: Error) -> TerminalError {
@@ -745,38 +788,36 @@ impl TerminalControl for TerminalHandle {
     }
 
     fn foreground_group(&self) -> BoxFuture<'_, Result<u32, TerminalError>> {
-        Box::pin(async move {
-            // Signal 0 to the foreground group is dsh-envd's probe; 0 back means the server
-            // does not know the extension.
-            match self
-                .backend
-                .envd
-                .signal(self.pid, WireSignal::Unspecified, SignalTarget::ForegroundGroup)
-                .await
-            {
-                Ok(pgid) if pgid != 0 => Ok(pgid),
-                Ok(_) => foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error),
-                Err(err) if err.code() == Code::Unimplemented => {
-                    foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error)
-                }
-                Err(err) => Err(terminal_error(err)),
-            }
-        })
+        Box::pin(self.read_foreground())
     }
 
     fn signal_group(&self, pgid: u32, signal: Signal) -> BoxFuture<'_, Result<(), TerminalError>> {
         Box::pin(async move {
-            let target = if pgid == self.pid {
-                SignalTarget::ProcessGroup
-            } else if self.foreground_group().await? == pgid {
-                SignalTarget::ForegroundGroup
-            } else {
-                return Err(TerminalError::NotInSession(pgid));
+            let via_envd = |target| async move {
+                signal_group_of(&self.backend, self.pid, target, signal)
+                    .await
+                    .map(|_| ())
+                    .map_err(terminal_error)
             };
-            signal_group_of(&self.backend, self.pid, target, signal)
-                .await
-                .map(|_| ())
-                .map_err(terminal_error)
+            if pgid == self.pid {
+                return via_envd(SignalTarget::ProcessGroup).await;
+            }
+            let sent = match self.read_foreground().await {
+                Ok(foreground) if foreground == pgid => {
+                    via_envd(SignalTarget::ForegroundGroup).await
+                }
+                Ok(_) => return Err(TerminalError::NotInSession(pgid)),
+                Err(err) => Err(err),
+            };
+            match sent {
+                // The shell is gone (before the check, or between the check and envd's
+                // own read): its terminal has no foreground group left to read, but the
+                // job found before it died may live on and hold the terminal open.
+                Err(_) if *self.last_job() == Some(pgid) => {
+                    self.signal_by_command(pgid, signal).await
+                }
+                other => other,
+            }
         })
     }
 }
@@ -841,7 +882,11 @@ impl Terminals for SandboxBackend {
                 drop(output_tx);
                 let _ = exit_tx.send(Some(end));
             });
-            let control = Arc::new(TerminalHandle { backend: self.clone(), pid });
+            let control = Arc::new(TerminalHandle {
+                backend: self.clone(),
+                pid,
+                last_job: std::sync::Mutex::new(None),
+            });
             Ok(Terminal::start(
                 TerminalParts { pid, control, output: output_rx, exit: exit_rx },
                 &spec,

@@ -69,12 +69,6 @@ pub enum Deviation {
     /// Defect: `CreateIfAbsent` checks and creates in two steps (the e2b backend stats,
     /// then uploads and renames), so concurrent creators can all succeed.
     CreateIfAbsentRaces,
-    /// Defect: `Terminal::terminate` can leave a job that ignores HUP and TERM running:
-    /// the e2b backend checks a group's membership against the *current* foreground
-    /// group, which envd can no longer read once the KILL to the shell has landed, so the
-    /// KILL to the job is refused (a race: usually the job's KILL goes first). The
-    /// terminal's end then waits for the job.
-    TerminalKillCanMissTheJob,
 }
 
 /// A backend as the contract suites see it.

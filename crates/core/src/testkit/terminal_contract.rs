@@ -164,23 +164,8 @@ pub async fn terminate_ends_the_shell_and_its_foreground_job(b: &BackendUnderTes
     // Both ignore HUP and TERM: only the KILL after the grace ends them.
     let terminating = terminal.terminate();
     tokio::pin!(terminating);
-    let may_miss = b.deviates(Deviation::TerminalKillCanMissTheJob);
-    // Where the KILL may miss, a second past the grace says it did (and a slow but
-    // complete terminate only gets a redundant KILL below).
-    let bound = GRACE + if may_miss { Duration::from_secs(1) } else { SETTLE };
-    let status = match tokio::time::timeout(bound, &mut terminating).await {
-        Ok(status) => status,
-        Err(_) if may_miss => {
-            // The job's sleep holds the terminal open: end it from outside, and the
-            // terminal's end follows. bash's built-in kill takes a negative group id after
-            // `--` (dash's does not, and procps' reads a small one, `-9`, as a signal).
-            eprintln!("[{}] terminate missed job {job}; killing it from outside", b.name);
-            b.run(&format!("bash -c 'kill -s KILL -- -{job} 2>/dev/null; true'"), b"").await;
-            terminating.await
-        }
-        Err(_) => {
-            panic!("terminate outlasted its grace; job group {:?}", b.group_members(job).await)
-        }
+    let Ok(status) = tokio::time::timeout(GRACE + SETTLE, &mut terminating).await else {
+        panic!("terminate outlasted its grace; job group {:?}", b.group_members(job).await)
     };
     assert!(status.code.is_some() || status.signal.is_some());
     for group in [shell_pid, job] {

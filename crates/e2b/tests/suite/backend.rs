@@ -20,7 +20,6 @@ pub const ENVD_DEVIATIONS: &[Deviation] = &[
     Deviation::EndedProcessStdinIsExited,
     Deviation::WriteReplacesSymlinks,
     Deviation::CreateIfAbsentRaces,
-    Deviation::TerminalKillCanMissTheJob,
 ];
 
 fn client(daemon: &dsh_envd::testing::TestDaemon) -> SandboxBackend {
