@@ -559,7 +559,10 @@ async fn signal_group_of(
         _ => pid,
     };
     let name = signal_name(signal);
-    backend.helper(&["kill", "-s", name, "--", &format!("-{group}")]).await?;
+    // The shell's own `kill`: procps `kill` reads a small negative id (sandbox pids often
+    // are small) as a signal number even after `--`.
+    let group_id = group.to_string();
+    backend.helper(&["sh", "-c", r#"kill -s "$1" -- "-$2""#, "sh", name, &group_id]).await?;
     Ok(group)
 }
 
