@@ -136,15 +136,15 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The directories of the standard PATH, searched for command aliases' names and targets.
-const STANDARD_PATH: [&str; 6] =
-    ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
-
 /// Links `/usr/local/bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
-/// and whose target exists (see `--command-alias`). Returns the links made.
+/// and whose target exists on the PATH processes get by default (see `--command-alias`).
+/// Returns the links made.
 pub fn plant_aliases(aliases: &[String], bin: &Path) -> Vec<(String, PathBuf)> {
     let find = |name: &str| {
-        STANDARD_PATH.iter().map(|dir| Path::new(dir).join(name)).find(|path| path.is_file())
+        crate::process::service::DEFAULT_PATH
+            .split(':')
+            .map(|dir| Path::new(dir).join(name))
+            .find(|path| path.is_file())
     };
     let mut made = Vec::new();
     for alias in aliases {

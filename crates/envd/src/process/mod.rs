@@ -1,7 +1,7 @@
 //! The process service: spawning commands (pipes or a PTY) as a sandbox user, fanning
 //! their output out to every subscribed stream, and remembering exits for late callers.
 
-mod service;
+pub(crate) mod service;
 pub(crate) mod spawn;
 
 pub use service::routes;

@@ -13,7 +13,9 @@ use super::{Lookup, ManagedProcess, Subscription};
 use crate::rpc::{self, CallContext, RequestStream, StreamWriter};
 use crate::state::Envd;
 
-const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// The PATH processes get when their request sets none.
+pub(crate) const DEFAULT_PATH: &str =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 pub fn routes() -> Router<Arc<Envd>> {
     Router::new()
