@@ -33,6 +33,19 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         Step::MakeMountsPrivate => {
             sys.mount(None, Path::new("/"), None, MountFlags::REC | MountFlags::PRIVATE, None)
         }
+        Step::MakeMountsSlave => {
+            sys.mount(None, Path::new("/"), None, MountFlags::REC | MountFlags::SLAVE, None)
+        }
+        Step::MakeTreePrivate { target } => {
+            sys.mount(None, target, None, MountFlags::REC | MountFlags::PRIVATE, None)
+        }
+        Step::BindLayers { source, target } => {
+            // Recursive: the layers already mounted come along; as a slave of the
+            // daemon's view, the ones it mounts later arrive too. Each layer is itself
+            // a read-only overlay; the remount makes the view's own directory read-only.
+            sys.mount(Some(source), target, None, MountFlags::BIND | MountFlags::REC, None)?;
+            remount_read_only(sys, target, MountFlags::NOEXEC)
+        }
         Step::SetHostname { name } => sys.set_hostname(name),
         Step::LoopbackUp => sys.loopback_up(),
         Step::MakeDir { path, mode, owner } => {

@@ -5,14 +5,17 @@
 //! 1. with strict isolation, the sandbox's user namespace (the init stays outside it: it
 //!    needs its host privileges for the mounts; the payload enters it);
 //! 2. new mount/uts/ipc(/net) namespaces, then every mount made private, so nothing the
-//!    sandbox mounts can propagate to the host;
+//!    sandbox mounts can propagate to the host (with a layer view: made slaves, which
+//!    receive but never send, and the new root made private in step 6 before the view is
+//!    bound in, so the view is the only place the host's mounts still reach);
 //! 3. state directories, then a tmpfs that becomes the new root;
 //! 4. the template's allow-list (overlays over idmapped copies of the host directories,
 //!    symlinks, read-only files) and the account files written into the `/etc` upper layer;
 //! 5. fresh `/proc`, read-only `/sys`, a minimal `nodev` `/dev`, tmpfs `/tmp` and `/run`,
 //!    the persistent `/home`, `/root` and `/var`, and the payload binary at
 //!    `/.dsh/bin/<name>`; then Docker's masked and read-only `/proc` and `/sys` paths;
-//! 6. `pivot_root` into the new root, detaching the host's; then the rlimits.
+//! 6. the layer view, if any, at `/.dsh/layers`; `pivot_root` into the new root,
+//!    detaching the host's; then the rlimits.
 //!
 //! Overlays are mounted with paths relative to the state directory (the init changes into
 //! it first), so `/proc/self/mountinfo` inside shows no host path: every writable place
@@ -32,6 +35,9 @@ use crate::users;
 
 /// Where the payload binary is bind-mounted inside the sandbox.
 pub const PROGRAM_DIR: &str = "/.dsh/bin";
+/// Where the daemon's read-only layers (language servers provisioned once per machine)
+/// are seen inside, one directory per layer id.
+pub const LAYERS_DIR: &str = "/.dsh/layers";
 
 /// Host device nodes bind-mounted into the sandbox's `/dev`.
 pub const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom", "tty"];
@@ -78,6 +84,18 @@ pub enum Step {
     },
     /// `mount --make-rprivate /` in the new mount namespace.
     MakeMountsPrivate,
+    /// `mount --make-rslave /` in the new mount namespace: nothing mounted here reaches
+    /// the host, and the host's mounts still reach copies of its mounts (the layer view).
+    MakeMountsSlave,
+    /// `mount --make-rprivate <target>`.
+    MakeTreePrivate {
+        target: PathBuf,
+    },
+    /// A recursive read-only bind of the daemon's layer view (a slave of it).
+    BindLayers {
+        source: PathBuf,
+        target: PathBuf,
+    },
     SetHostname {
         name: String,
     },
@@ -194,6 +212,13 @@ impl fmt::Display for Step {
                 write!(f, "join the network namespace pinned at {}", path.display())
             }
             Step::MakeMountsPrivate => f.write_str("make all mounts private"),
+            Step::MakeMountsSlave => f.write_str("make all mounts slaves of the host's"),
+            Step::MakeTreePrivate { target } => {
+                write!(f, "make mounts under {} private", target.display())
+            }
+            Step::BindLayers { source, target } => {
+                write!(f, "show the layers of {} at {}", source.display(), target.display())
+            }
             Step::SetHostname { name } => write!(f, "sethostname {name}"),
             Step::LoopbackUp => f.write_str("bring lo up"),
             Step::MakeDir { path, mode, owner } => {
@@ -303,7 +328,12 @@ pub fn build_with_cgroup(
                 net: spec.net.is_own_namespace() && spec.netns.is_none(),
             },
         },
-        Step::MakeMountsPrivate,
+        // With a layer view the host's mounts must keep reaching its copy until it is
+        // bound into the new root; everything else is made private before that.
+        match spec.layers {
+            Some(_) => Step::MakeMountsSlave,
+            None => Step::MakeMountsPrivate,
+        },
         Step::SetHostname { name: spec.id.clone() },
     ]);
     if let (true, Some(path)) = (spec.net.is_own_namespace(), &spec.netns) {
@@ -525,6 +555,13 @@ pub fn build_with_cgroup(
         MASKED_FILES.iter().map(|path| Step::MaskFile { target: at(path), null: null.clone() }),
     );
     steps.extend(READ_ONLY_PATHS.iter().map(|path| Step::ReadOnly { target: at(path) }));
+    if let Some(view) = &spec.layers {
+        steps.extend([
+            Step::MakeTreePrivate { target: root.clone() },
+            own_dir(at(LAYERS_DIR), 0o755),
+            Step::BindLayers { source: view.clone(), target: at(LAYERS_DIR) },
+        ]);
+    }
     steps.push(Step::PivotRoot { new_root: root });
 
     for (resource, limit) in spec.limits.entries() {

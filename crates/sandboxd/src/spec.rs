@@ -31,6 +31,10 @@ pub struct SandboxSpec {
     /// cgroup limits (memory, pids, CPU); applied by the launcher when it is given a
     /// cgroup hierarchy ([`crate::Launcher::cgroups`]).
     pub resources: Resources,
+    /// A host mount (the daemon's layer view, see `server/layers.rs`) shown read-only at
+    /// [`crate::plan::LAYERS_DIR`] and kept in step with it by mount propagation: layers
+    /// the daemon adds later appear in the running sandbox too.
+    pub layers: Option<PathBuf>,
 }
 
 /// How far a sandbox is separated from the host. There is no silent fallback: a host
@@ -253,6 +257,7 @@ impl SandboxSpec {
             limits: Limits::default(),
             isolation: Isolation::Strict { ids: IdRange::from_id(&id_for_ids) },
             resources: Resources::default(),
+            layers: None,
         }
     }
 
@@ -260,6 +265,9 @@ impl SandboxSpec {
     pub fn validate(&self) -> Result<()> {
         validate_id(&self.id)?;
         validate_mount_path("state directory", &self.state_dir)?;
+        if let Some(layers) = &self.layers {
+            validate_mount_path("layer view", layers)?;
+        }
         for path in &self.template.read_only_paths {
             validate_mount_path("template path", path)?;
             if path == Path::new("/") {

@@ -58,6 +58,11 @@ fn render(steps: &[Step]) -> String {
             Step::JoinNetworkNamespace { path } => format!("join netns {}", path.display()),
             Step::Unshare { namespaces } => format!("unshare {namespaces}"),
             Step::MakeMountsPrivate => "make-rprivate /".into(),
+            Step::MakeMountsSlave => "make-rslave /".into(),
+            Step::MakeTreePrivate { target } => format!("make-rprivate {}", target.display()),
+            Step::BindLayers { source, target } => {
+                format!("rbind-layers {} at {}", source.display(), target.display())
+            }
             Step::SetHostname { name } => format!("hostname {name}"),
             Step::LoopbackUp => "lo up".into(),
             Step::MakeDir { path, mode, owner } => {
@@ -673,5 +678,64 @@ bind /sys/fs/cgroup/memory/d/sbx-1 /s/rootfs/sys/fs/cgroup/memory ro
 mkdir /s/rootfs/sys/fs/cgroup/pids 0555
 bind /sys/fs/cgroup/pids/d/sbx-1 /s/rootfs/sys/fs/cgroup/pids ro
 "
+    );
+}
+
+#[test]
+fn a_layer_view_keeps_the_host_mounts_reaching_only_the_view_and_is_bound_last() {
+    let (mut spec, layout) = minimal_spec();
+    spec.layers = Some("/d/layers/view".into());
+    let steps = build(&spec, &layout, Path::new("/bin/sh")).unwrap();
+    let rendered = render(&steps);
+    let lines: Vec<&str> = rendered.lines().collect();
+    // Slaves instead of private from the start: the view's copy stays a slave of the
+    // daemon's view until it is bound in.
+    assert_eq!(lines[3], "make-rslave /", "{rendered}");
+    assert!(!rendered.contains("make-rprivate /\n"), "{rendered}");
+    let pivot = lines.iter().position(|l| l.starts_with("pivot_root")).unwrap();
+    assert_eq!(
+        lines[pivot - 3..=pivot],
+        [
+            "make-rprivate /s/rootfs",
+            "mkdir /s/rootfs/.dsh/layers 0755 100000:100000",
+            "rbind-layers /d/layers/view at /s/rootfs/.dsh/layers",
+            "pivot_root /s/rootfs",
+        ],
+        "{rendered}"
+    );
+
+    let sys = host_account_files();
+    exec::apply(&sys, &steps).unwrap();
+    let calls = sys.calls();
+    let mounts: Vec<&Call> = calls.iter().filter(|c| matches!(c, Call::Mount { .. })).collect();
+    let mount = |source: Option<&str>, target: &str, flags: MountFlags| Call::Mount {
+        source: source.map(PathBuf::from),
+        target: target.into(),
+        fstype: None,
+        flags,
+        data: None,
+    };
+    assert_eq!(mounts[0], &mount(None, "/", MountFlags::REC | MountFlags::SLAVE));
+    let last = &mounts[mounts.len() - 3..];
+    assert_eq!(
+        last,
+        [
+            &mount(None, "/s/rootfs", MountFlags::REC | MountFlags::PRIVATE),
+            &mount(
+                Some("/d/layers/view"),
+                "/s/rootfs/.dsh/layers",
+                MountFlags::BIND | MountFlags::REC
+            ),
+            &mount(
+                None,
+                "/s/rootfs/.dsh/layers",
+                MountFlags::BIND
+                    | MountFlags::REMOUNT
+                    | MountFlags::RDONLY
+                    | MountFlags::NOSUID
+                    | MountFlags::NODEV
+                    | MountFlags::NOEXEC
+            ),
+        ]
     );
 }

@@ -38,6 +38,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/network", axum::routing::put(update_network))
         .route("/sandboxes/{id}/metrics", get(metrics))
         .route("/templates/aliases/{alias}", get(template_alias))
+        .route("/layers", get(list_layers).post(provide_layer))
         .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
     Router::new().merge(control).fallback(fallback).with_state(shared)
 }
@@ -435,6 +436,49 @@ async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResul
         return Err(ApiError::new(StatusCode::NOT_FOUND, format!("template '{alias}' not found")));
     }
     Ok(axum::Json(serde_json::json!({"templateID": alias, "public": true})).into_response())
+}
+
+/// `POST /layers` `{"npm": ["pyright@1.1.414"]}`: the layer with those packages, built
+/// now if this machine has none (the request waits for the build), mounted read-only in
+/// every sandbox when the answer arrives. dsh's own API; E2B has none.
+async fn provide_layer(State(shared): S, body: Bytes) -> ApiResult<Response> {
+    let recipe: super::layers::Recipe = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(format!("expected {{\"npm\": [\"name@version\", ...]}}: {e}"))
+    })?;
+    use super::layers::LayerError;
+    match shared.layers.provide(recipe).await {
+        Ok(provided) => Ok(axum::Json(provided).into_response()),
+        Err(err) => {
+            let status = match &err {
+                LayerError::BadRecipe(_) => StatusCode::BAD_REQUEST,
+                LayerError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                LayerError::BuildFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+                LayerError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
+            };
+            Err(ApiError::new(status, err.to_string()))
+        }
+    }
+}
+
+/// `GET /layers`: the layers this machine has.
+async fn list_layers(State(shared): S) -> Response {
+    let layers = shared.layers.list();
+    let listed: Vec<Value> = layers
+        .iter()
+        .map(|m| {
+            let path = format!("{}/{}", crate::plan::LAYERS_DIR, m.layer_id);
+            json!({
+                "layerID": m.layer_id,
+                "bin": format!("{path}/node_modules/.bin"),
+                "path": path,
+                "recipe": m.recipe,
+                "bytes": m.bytes,
+                "files": m.files,
+                "buildMs": m.build_ms,
+            })
+        })
+        .collect();
+    axum::Json(listed).into_response()
 }
 
 /// `GET /sandboxes/{id}/metrics?start=&end=` (unix seconds, both optional): the samples

@@ -64,6 +64,7 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
     let template = shared.config.templates.get(&record.template_id)?.clone();
     let mut spec = SandboxSpec::new(id, shared.store.sandbox_dir(id), template);
     spec.net = shared.config.net;
+    spec.layers = shared.layers.view();
     spec.isolation = match record.isolation {
         Some(isolation) => isolation,
         // A record from before isolation levels were recorded ran without a user

@@ -7,10 +7,12 @@
 //!
 //! Layout of the state directory: `api-key` (0600), `sandboxes/<id>.json` (the record of
 //! one sandbox, 0600) and `sandboxes/<id>/` (its isolation state: overlay layers, /home,
-//! /root, /var, `envd.log`).
+//! /root, /var, `envd.log`), and `layers/` (read-only layers shared by every sandbox;
+//! see `layers.rs`).
 
 mod api;
 mod domains;
+pub mod layers;
 mod lifecycle;
 mod metrics;
 pub use lifecycle::kill_stray_init;
@@ -52,6 +54,8 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
 pub const CGROUP_PARENT: &str = "dsh-sandboxes";
+/// How long one layer build (an npm install) may take.
+pub const LAYER_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Daemon configuration.
 #[derive(Debug, Clone)]
@@ -155,6 +159,8 @@ pub(crate) struct Shared {
     envd_binary: PathBuf,
     host: HostInfo,
     cgroups: Arc<Cgroups>,
+    /// Read-only layers every sandbox sees at `/.dsh/layers`.
+    layers: layers::Layers,
     sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
     /// Templates whose pool is being refilled.
     refilling: Mutex<std::collections::HashSet<String>>,
@@ -320,6 +326,8 @@ impl Daemon {
             .with_context(|| format!("resolving {}", envd_binary.display()))?;
         let store = Store::open(&state_dir)?;
         let host = HostInfo::probe(&state_dir);
+        // Before any sandbox starts: each binds the layer view when it starts.
+        let layers = layers::Layers::open(&state_dir, LAYER_BUILD_TIMEOUT);
         let shared = Arc::new(Shared {
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
@@ -328,6 +336,7 @@ impl Daemon {
             envd_binary,
             host,
             cgroups,
+            layers,
             sandboxes: Mutex::new(HashMap::new()),
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
@@ -413,6 +422,7 @@ impl Daemon {
             });
         }
         while pauses.join_next().await.is_some() {}
+        self.shared.layers.unmount();
         // Streams to sandboxes ended with their envd; give idle connections a moment.
         match tokio::time::timeout(Duration::from_secs(5), &mut self.server).await {
             Ok(result) => result.context("the server task panicked")??,

@@ -117,8 +117,10 @@ impl MountFlags {
     pub const BIND: MountFlags = MountFlags(libc::MS_BIND);
     pub const REC: MountFlags = MountFlags(libc::MS_REC);
     pub const PRIVATE: MountFlags = MountFlags(libc::MS_PRIVATE);
+    pub const SLAVE: MountFlags = MountFlags(libc::MS_SLAVE);
+    pub const SHARED: MountFlags = MountFlags(libc::MS_SHARED);
 
-    const NAMES: [(MountFlags, &'static str); 8] = [
+    const NAMES: [(MountFlags, &'static str); 10] = [
         (Self::RDONLY, "RDONLY"),
         (Self::NOSUID, "NOSUID"),
         (Self::NODEV, "NODEV"),
@@ -127,6 +129,8 @@ impl MountFlags {
         (Self::BIND, "BIND"),
         (Self::REC, "REC"),
         (Self::PRIVATE, "PRIVATE"),
+        (Self::SLAVE, "SLAVE"),
+        (Self::SHARED, "SHARED"),
     ];
 
     pub fn bits(self) -> u64 {

@@ -114,6 +114,7 @@ pub fn kill_all_sandboxes(state: &Path) {
     let entries: Vec<_> = entries.flatten().collect();
     let cgroups = dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
     let clean_up = || {
+        dsh_sandboxd::server::layers::clean_up(state);
         for entry in &entries {
             let Some(id) = entry.file_name().to_str().map(str::to_owned) else { continue };
             dsh_sandboxd::server::network::clean_up(&state.join("netns"), &id);

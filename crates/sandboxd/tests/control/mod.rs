@@ -1,4 +1,5 @@
 mod harness;
+mod layers;
 mod lifecycle;
 mod metrics;
 mod network;
