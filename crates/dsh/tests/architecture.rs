@@ -32,8 +32,9 @@ fn crates_depend_only_on_the_layers_below_them() {
     let expected: BTreeMap<&str, BTreeSet<&str>> = [
         ("dsh-proto", &[][..]),
         ("dsh-core", &[]),
-        ("dsh-envd", &["dsh-proto"]),
-        ("dsh-sandboxd", &[]),
+        ("dsh-http", &[]),
+        ("dsh-envd", &["dsh-http", "dsh-proto"]),
+        ("dsh-sandboxd", &["dsh-http"]),
         ("dsh-e2b", &["dsh-core", "dsh-proto"]),
         ("dsh-pty", &["dsh-core"]),
         ("dsh-lsp", &["dsh-core"]),

@@ -123,9 +123,8 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     for (name, target) in plant_aliases(&args.command_aliases, Path::new("/usr/local/bin")) {
         tracing::info!(name, target = %target.display(), "command alias planted");
     }
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .with_context(|| format!("cannot listen on {address}"))?;
+    let listener =
+        dsh_http::bind(address).with_context(|| format!("cannot listen on {address}"))?;
     let bound = listener.local_addr()?;
     tracing::info!(%bound, version = dsh_proto::ENVD_VERSION, "dsh-envd listening");
     if let Some(path) = &args.ready_file {

@@ -44,18 +44,24 @@ pub fn router(envd: Arc<Envd>) -> Router {
 
 /// Serves envd on `listener` until `shutdown` resolves, then kills every process
 /// group it started.
+/// envd's door: the descriptor limit raised to its hard limit, and at most half of it
+/// (64 to 4,096) for connections, so a flood of connections (from a program inside the
+/// sandbox, say) leaves envd descriptors for the processes, files and terminals it serves.
+pub fn door_limits() -> dsh_http::Limits {
+    let descriptors =
+        dsh_http::raise_open_files_limit().unwrap_or_else(|_| dsh_http::open_files_limit());
+    let max_connections = usize::try_from(descriptors / 2).unwrap_or(usize::MAX).clamp(64, 4096);
+    dsh_http::Limits { max_connections, ..dsh_http::Limits::default() }
+}
+
 pub async fn serve(
     listener: tokio::net::TcpListener,
     envd: Arc<Envd>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt as _;
     let app = router(Arc::clone(&envd));
-    // Streams are many small writes; without NODELAY, Nagle plus delayed ACK adds ~40 ms.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let result = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let limits = envd.config.door.unwrap_or_else(door_limits);
+    let result = dsh_http::serve(listener, app, limits, |_| (), shutdown).await;
     envd.processes.kill_all();
     result
 }

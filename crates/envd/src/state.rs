@@ -24,6 +24,8 @@ pub struct EnvdConfig {
     pub template_id: Option<String>,
     /// The largest RPC message accepted or sent.
     pub max_message_bytes: usize,
+    /// The HTTP door's limits; `None`: [`crate::door_limits`] (from the descriptor limit).
+    pub door: Option<dsh_http::Limits>,
 }
 
 impl Default for EnvdConfig {
@@ -35,6 +37,7 @@ impl Default for EnvdConfig {
             sandbox_id: None,
             template_id: None,
             max_message_bytes: dsh_proto::connect::DEFAULT_MAX_MESSAGE_BYTES,
+            door: None,
         }
     }
 }

@@ -1,3 +1,4 @@
+mod door;
 mod files;
 mod filesystem;
 mod framing;

@@ -95,6 +95,8 @@ pub struct Config {
     /// The network every sandbox gets: by default a private one (see `network.rs`);
     /// `Net::Host` shares the host's (unsafe: the host and its LAN are reachable).
     pub net: crate::spec::Net,
+    /// The control plane's door: connection cap, header and idle timeouts.
+    pub http: dsh_http::Limits,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -132,6 +134,7 @@ impl Config {
             defaults: SandboxDefaults::default(),
             pool: 0,
             net: crate::spec::Net::Private,
+            http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
         }
     }
 }
@@ -290,6 +293,23 @@ impl Daemon {
     /// Binds `config.listen`, loads (or creates) the API key, recovers the sandboxes of
     /// an earlier run and starts serving.
     pub async fn start(config: Config) -> anyhow::Result<Daemon> {
+        // Every connection (and each proxied one twice) takes a descriptor.
+        let descriptors = dsh_http::raise_open_files_limit().unwrap_or_else(|err| {
+            tracing::warn!(%err, "cannot raise the open files limit");
+            dsh_http::open_files_limit()
+        });
+        // At most half the descriptors for connections: the rest are for sandboxes, their
+        // proxied connections and the state files.
+        let mut config = config;
+        let affordable = usize::try_from(descriptors / 2).unwrap_or(usize::MAX).max(64);
+        if config.http.max_connections > affordable {
+            tracing::info!(
+                descriptors,
+                max_connections = affordable,
+                "connection cap lowered to half the open files limit"
+            );
+            config.http.max_connections = affordable;
+        }
         std::fs::create_dir_all(&config.state_dir)
             .with_context(|| format!("creating {}", config.state_dir.display()))?;
         let state_dir = std::fs::canonicalize(&config.state_dir)?;
@@ -356,20 +376,20 @@ impl Daemon {
             pool::refill(&shared, &template);
         }
 
-        let listener = tokio::net::TcpListener::bind(shared.config.listen)
-            .await
+        let listener = dsh_http::bind(shared.config.listen)
             .with_context(|| format!("cannot listen on {}", shared.config.listen))?;
         let addr = listener.local_addr()?;
         let app = api::router(shared.clone());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let listener = proxy::Accepting(listener);
-        let server = tokio::spawn(async move {
-            axum::serve(listener, app.into_make_service_with_connect_info::<proxy::Peer>())
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let server = tokio::spawn(dsh_http::serve(
+            listener,
+            app,
+            shared.config.http,
+            proxy::Peer::of,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         let reaper = tokio::spawn(lifecycle::reaper(shared.clone(), shared.config.reaper_tick));
         let sampler = tokio::spawn(metrics::sampler(shared.clone(), shared.config.metrics_tick));
         tracing::info!(%addr, state_dir = %state_dir.display(), envd = %shared.envd_binary.display(), "dsh-sandboxd listening");

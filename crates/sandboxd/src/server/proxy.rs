@@ -115,11 +115,6 @@ pub fn signed_files_target(shared: &Shared, method: &Method, uri: &Uri) -> Optio
     })
 }
 
-/// The control plane's listener: like axum's for TCP (with `TCP_NODELAY`, since streams on
-/// a reused connection would otherwise wait ~40 ms for delayed ACKs), and each connection
-/// carries a handle to its socket (see [`Peer`]).
-pub struct Accepting(pub tokio::net::TcpListener);
-
 /// A client connection as handlers see it (`ConnectInfo<Peer>`): its socket (a duplicate
 /// descriptor, closed with the connection's last handle).
 #[derive(Debug, Clone)]
@@ -127,25 +122,10 @@ pub struct Peer {
     socket: Option<Arc<std::os::fd::OwnedFd>>,
 }
 
-impl axum::serve::Listener for Accepting {
-    type Io = tokio::net::TcpStream;
-    type Addr = Peer;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, _) = axum::serve::Listener::accept(&mut self.0).await;
-        let _ = stream.set_nodelay(true);
-        let socket = std::os::fd::AsFd::as_fd(&stream).try_clone_to_owned().ok().map(Arc::new);
-        (stream, Peer { socket })
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.0.local_addr().map(|_| Peer { socket: None })
-    }
-}
-
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Accepting>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, Accepting>) -> Peer {
-        stream.remote_addr().clone()
+impl Peer {
+    /// The peer of an accepted connection (given to [`dsh_http::serve`]).
+    pub fn of(stream: &tokio::net::TcpStream) -> Peer {
+        Peer { socket: std::os::fd::AsFd::as_fd(stream).try_clone_to_owned().ok().map(Arc::new) }
     }
 }
 

@@ -1,3 +1,4 @@
+mod doors;
 mod harness;
 mod layers;
 mod lifecycle;
