@@ -2,7 +2,9 @@
 //!
 //! [`envd::EnvdClient`] speaks envd's Connect protocol (binary protobuf by default, JSON on
 //! request) and `/files`; the control-plane client creates, finds, pauses and kills
-//! sandboxes. Only this crate (client side) and `dsh-envd` (server side) know the wire.
+//! sandboxes; [`Layers`] asks a local daemon for read-only layers mounted into every
+//! sandbox (language servers built once per machine). Only this crate (client side) and
+//! `dsh-envd` (server side) know the wire.
 
 pub mod backend;
 pub mod config;
@@ -10,6 +12,7 @@ pub mod connect;
 pub mod control;
 pub mod envd;
 pub mod error;
+pub mod layers;
 pub mod sandbox;
 
 pub use backend::SandboxBackend;
@@ -17,6 +20,7 @@ pub use config::{OnDispose, OnTimeout, SandboxConfig};
 pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
+pub use layers::{Layer, LayerError, Layers, ProvidedLayer, Recipe};
 /// A request body for [`EnvdClient::upload`] (stream one with `UploadBody::wrap_stream`).
 pub use reqwest::Body as UploadBody;
 pub use sandbox::{Connection, Sandbox, open_runtime};
