@@ -57,6 +57,11 @@ pub use tokio_util::sync::CancellationToken;
 /// (`Arc<dyn Fs>`, `Arc<dyn Subprocess>`, `Arc<dyn Terminals>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Where a slow operation says what it is waiting for, one line at a time (no newline):
+/// passed per call by whoever shows it (an MCP progress notification, a CLI status line),
+/// so an operation that is not asked reports nothing.
+pub type Progress = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Any error from this crate; each module's own error folds in here.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -32,8 +33,9 @@ pub struct ServerConfig {
     #[serde(default)]
     pub install_hint: String,
     /// npm packages (pinned, `name@version`, or a local package path) that provide the
-    /// server: installed on first use into [`LspConfig::install_prefix`] when
-    /// [`LspConfig::provision`] allows. Empty: the engine never installs it.
+    /// server: on first use, when [`LspConfig::provision`] allows, from
+    /// [`LspConfig::server_cache`] (the program is then `<its bin>/<command[0]>`), else
+    /// installed into [`LspConfig::install_prefix`]. Empty: the engine never installs it.
     #[serde(default)]
     pub install: Vec<String>,
 }
@@ -143,13 +145,16 @@ pub struct LspConfig {
     pub diagnostics_timeout: Duration,
     /// Grace between TERM and KILL when a server is stopped.
     pub kill_grace: Duration,
-    /// Install a missing server on first use (see [`ServerConfig::install`]).
+    /// Provide a missing server on first use (see [`ServerConfig::install`]).
     pub provision: bool,
     /// Where servers are installed (`npm install --prefix`); their programs land in
     /// `<prefix>/node_modules/.bin`, which belongs on `search_path`. None: never install.
     pub install_prefix: Option<PathBuf>,
     /// How long one install may take.
     pub install_timeout: Duration,
+    /// Tried before installing in the sandbox (when [`Self::provision`] allows): a cache
+    /// that makes a server's packages appear in the sandbox without installing them there.
+    pub server_cache: Option<Arc<dyn crate::ServerCache>>,
 }
 
 impl LspConfig {
@@ -174,6 +179,7 @@ impl LspConfig {
             provision: true,
             install_prefix: None,
             install_timeout: Duration::from_secs(300),
+            server_cache: None,
         }
     }
 

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use dsh_core::{Fs, FsError, Subprocess};
+use dsh_core::{Fs, FsError, Progress, Subprocess};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification,
     PublishDiagnostics,
@@ -40,6 +41,13 @@ use crate::uri;
 
 /// Longest excerpt, in characters.
 const EXCERPT_CHARS: usize = 200;
+
+/// How often a waiting install says how long it has been going.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// How long the server cache may take before the wait is reported as an install: a
+/// cached answer comes well within it, and is then reported once, as cached.
+const CACHE_QUIET: Duration = Duration::from_secs(1);
 
 /// What to ask the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +133,9 @@ pub struct LspEngine {
     /// Held while a server is being installed: one npm at a time, and a request that
     /// waited finds the server the first one installed.
     installing: tokio::sync::Mutex<()>,
+    /// Server name → the server cache's program directory for it: a server that exits
+    /// is restarted from there without asking the cache again.
+    cached_bins: Mutex<HashMap<String, PathBuf>>,
     disposed: AtomicBool,
 }
 
@@ -157,6 +168,45 @@ fn language_id(extension: &str) -> &str {
     }
 }
 
+fn report(progress: Option<&Progress>, line: &str) {
+    if let Some(progress) = progress {
+        progress(line);
+    }
+}
+
+/// Awaits `work`; while it runs, tells `progress` `<what>…` once `first` has passed, then
+/// `<what>… <seconds> s` every [`PROGRESS_EVERY`] (an install gives no progress of its own,
+/// and a silent minute looks like a hang).
+async fn reporting<T>(
+    progress: Option<&Progress>,
+    first: Duration,
+    what: &str,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    let Some(progress) = progress else { return work.await };
+    let mut work = std::pin::pin!(work);
+    let started = tokio::time::Instant::now();
+    let mut next = started + first;
+    loop {
+        tokio::select! {
+            biased;
+            out = &mut work => return out,
+            () = tokio::time::sleep_until(next) => {
+                let elapsed = started.elapsed();
+                if elapsed < PROGRESS_EVERY {
+                    progress(&format!("{what}…"));
+                } else {
+                    progress(&format!("{what}… {} s", elapsed.as_secs()));
+                }
+                // The next whole multiple of the period, so the seconds read 5, 10, 15.
+                let periods = elapsed.as_millis() / PROGRESS_EVERY.as_millis() + 1;
+                let periods = u32::try_from(periods).unwrap_or(u32::MAX);
+                next = started + PROGRESS_EVERY.saturating_mul(periods);
+            }
+        }
+    }
+}
+
 fn extension_of(path: &Path) -> String {
     path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
@@ -182,6 +232,7 @@ impl LspEngine {
             workspace: tokio::sync::OnceCell::new(),
             project_roots: Mutex::new(HashMap::new()),
             installing: tokio::sync::Mutex::new(()),
+            cached_bins: Mutex::new(HashMap::new()),
             disposed: AtomicBool::new(false),
         }
     }
@@ -199,6 +250,19 @@ impl LspEngine {
         file_path: &Path,
         line: u32,
         character: u32,
+    ) -> Result<LspResult, LspError> {
+        self.request_with_progress(op, file_path, line, character, None).await
+    }
+
+    /// [`Self::request`], telling `progress` what a slow start waits for (a server being
+    /// installed on its first use).
+    pub async fn request_with_progress(
+        &self,
+        op: Operation,
+        file_path: &Path,
+        line: u32,
+        character: u32,
+        progress: Option<&Progress>,
     ) -> Result<LspResult, LspError> {
         if self.disposed.load(Ordering::SeqCst) {
             return Err(LspError::Disposed);
@@ -249,7 +313,7 @@ impl LspEngine {
         }
         let mut last_error = None;
         for attempt in 0..2 {
-            if let Err(error) = self.ensure_started(&mut slot).await {
+            if let Err(error) = self.ensure_started(&mut slot, progress).await {
                 if matches!(error, LspError::ServerExited { .. }) && attempt == 0 {
                     last_error = Some(error);
                     continue;
@@ -368,7 +432,11 @@ impl LspEngine {
         workspace.to_path_buf()
     }
 
-    async fn ensure_started(&self, slot: &mut Slot) -> Result<(), LspError> {
+    async fn ensure_started(
+        &self,
+        slot: &mut Slot,
+        progress: Option<&Progress>,
+    ) -> Result<(), LspError> {
         if slot.connection.as_ref().is_some_and(Connection::is_alive) {
             return Ok(());
         }
@@ -384,9 +452,9 @@ impl LspEngine {
                 slot.server.name
             )));
         }
-        let program = match find_program(self.fs.as_ref(), &program_name, &path).await {
+        let program = match self.find_installed(&slot.server, &program_name, &path).await {
             Some(program) => program,
-            None => self.provision(&slot.server, &program_name, &path).await?,
+            None => self.provision(&slot.server, &program_name, &path, progress).await?,
         };
         let connection = Connection::start(
             self.subprocess.as_ref(),
@@ -401,13 +469,46 @@ impl LspEngine {
         Ok(())
     }
 
-    /// Installs a missing server (one install at a time) and finds its program, or says
-    /// why it cannot: provisioning is off, the server has no packages, or npm failed.
+    /// The server's program: from the server cache's directory if it provided the
+    /// server before, else on the search PATH.
+    async fn find_installed(
+        &self,
+        server: &ServerConfig,
+        program: &str,
+        path: &str,
+    ) -> Option<PathBuf> {
+        let cached =
+            self.cached_bins.lock().unwrap_or_else(|p| p.into_inner()).get(&server.name).cloned();
+        if let Some(bin) = cached {
+            let dir = bin.to_string_lossy();
+            if let Some(found) = find_program(self.fs.as_ref(), program, &dir).await {
+                return Some(found);
+            }
+        }
+        find_program(self.fs.as_ref(), program, path).await
+    }
+
+    /// What a user runs in the sandbox to install the server by hand.
+    fn install_command(&self, server: &ServerConfig) -> String {
+        let packages = server.install.join(" ");
+        match &self.config.install_prefix {
+            Some(prefix) => format!(
+                "npm install --prefix {} --no-audit --no-fund --loglevel=error {packages}",
+                prefix.display()
+            ),
+            None => format!("npm install -g {packages}"),
+        }
+    }
+
+    /// Provides a missing server (one install at a time) and finds its program, or says
+    /// why it cannot: provisioning is off, the server has no packages, or the install
+    /// failed. The server cache is asked first; npm in the sandbox is the fallback.
     async fn provision(
         &self,
         server: &ServerConfig,
         program: &str,
         path: &str,
+        progress: Option<&Progress>,
     ) -> Result<PathBuf, LspError> {
         let not_found = || LspError::ServerNotFound {
             server: server.name.clone(),
@@ -415,23 +516,70 @@ impl LspEngine {
             path: path.to_owned(),
             hint: server.install_hint.clone(),
         };
-        let Some(prefix) = self.config.install_prefix.as_ref().filter(|_| self.config.provision)
-        else {
-            return Err(not_found());
-        };
-        if server.install.is_empty() {
+        // A program named by its path is that file: no cache directory stands in for it.
+        let cache = self.config.server_cache.as_ref().filter(|_| !program.contains('/'));
+        if !self.config.provision
+            || server.install.is_empty()
+            || (cache.is_none() && self.config.install_prefix.is_none())
+        {
             return Err(not_found());
         }
-        let _installing = self.installing.lock().await;
+        let _installing = match self.installing.try_lock() {
+            Ok(guard) => guard,
+            Err(_) => {
+                report(progress, "waiting for another language server's install to finish…");
+                self.installing.lock().await
+            }
+        };
         // Another request may have installed it while this one waited.
-        if let Some(found) = find_program(self.fs.as_ref(), program, path).await {
+        if let Some(found) = self.find_installed(server, program, path).await {
             return Ok(found);
         }
+        let failed = |detail: String| LspError::InstallFailed {
+            server: server.name.clone(),
+            command: self.install_command(server),
+            detail,
+        };
+        let label = server.install.join(" ");
+        if let Some(cache) = cache {
+            let started = tokio::time::Instant::now();
+            let what = format!("installing {label} (first use on this machine)");
+            let provided =
+                reporting(progress, CACHE_QUIET, &what, cache.provide(&server.install, progress))
+                    .await
+                    .map_err(failed)?;
+            if let Some(provided) = provided {
+                let found =
+                    find_program(self.fs.as_ref(), program, &provided.bin.to_string_lossy())
+                        .await
+                        .ok_or_else(|| {
+                            failed(format!(
+                                "the server cache provided {} without {program}",
+                                provided.bin.display()
+                            ))
+                        })?;
+                report(
+                    progress,
+                    &if provided.cached {
+                        format!("{label}: cached on this machine")
+                    } else {
+                        format!("installed {label} in {} s", started.elapsed().as_secs())
+                    },
+                );
+                tracing::info!(server = %server.name, program = %found.display(), cached = provided.cached, "language server from the server cache");
+                self.cached_bins
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(server.name.clone(), provided.bin);
+                return Ok(found);
+            }
+            tracing::debug!(server = %server.name, "no server cache here; installing in the sandbox");
+        }
+        let Some(prefix) = self.config.install_prefix.as_ref() else {
+            return Err(not_found());
+        };
         let prefix_text = prefix.to_string_lossy().into_owned();
-        let command = format!(
-            "npm install --prefix {prefix_text} --no-audit --no-fund --loglevel=error {}",
-            server.install.join(" ")
-        );
+        let command = self.install_command(server);
         tracing::info!(server = %server.name, %command, "installing a language server on first use");
         // Arguments travel as positional parameters: nothing of them is parsed by the
         // shell. `--prefix` also moves npm's global config file, so a CA bundle configured
@@ -447,14 +595,14 @@ impl LspEngine {
         env.insert("PATH".into(), path.to_owned());
         let mut spec = dsh_core::SpawnSpec::new(argv, &self.config.workspace_root, env);
         spec.timeout = Some(self.config.install_timeout);
-        let failed = |detail: String| LspError::InstallFailed {
-            server: server.name.clone(),
-            command: command.clone(),
-            detail,
-        };
-        let process = self.subprocess.spawn(spec).await.map_err(|e| failed(e.to_string()))?;
-        let status = process.wait().await;
-        if !status.success() {
+        let started = tokio::time::Instant::now();
+        let what = format!("installing {label} in the sandbox (first use)");
+        let installed = reporting(progress, Duration::ZERO, &what, async {
+            let process = self.subprocess.spawn(spec).await.map_err(|e| failed(e.to_string()))?;
+            let status = process.wait().await;
+            if status.success() {
+                return Ok(());
+            }
             let stderr = process.stderr().snapshot().to_string_lossy();
             let tail: String = stderr.trim().lines().rev().take(5).collect::<Vec<_>>().join(" | ");
             let how = match (status.code, status.signal) {
@@ -462,8 +610,14 @@ impl LspEngine {
                 (None, Some(signal)) => format!("signal {signal}"),
                 (None, None) => "no exit status".to_owned(),
             };
-            return Err(failed(format!("npm ended with {how}: {tail}")));
-        }
+            Err(failed(format!("npm ended with {how}: {tail}")))
+        })
+        .await;
+        installed?;
+        report(
+            progress,
+            &format!("installed {label} in the sandbox in {} s", started.elapsed().as_secs()),
+        );
         tracing::info!(server = %server.name, "language server installed");
         find_program(self.fs.as_ref(), program, path).await.ok_or_else(|| {
             failed(format!("npm succeeded but {program} is not on the search PATH {path}"))
@@ -1042,6 +1196,36 @@ mod tests {
             (d.severity.as_str(), d.code.as_deref(), d.source, d.excerpt.as_str()),
             ("error", Some("2322"), None, "x")
         );
+    }
+
+    /// The lines `reporting` gives while 12 s of work run, its first after `first`.
+    async fn reported(first: Duration) -> Vec<String> {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&lines);
+        let progress: Progress = Arc::new(move |line: &str| sink.lock().unwrap().push(line.into()));
+        let work = tokio::time::sleep(Duration::from_secs(12));
+        reporting(Some(&progress), first, "installing x@1", async {
+            work.await;
+            7
+        })
+        .await;
+        lines.lock().unwrap().clone()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wait_is_reported_after_its_quiet_time_then_every_five_seconds() {
+        assert_eq!(
+            reported(CACHE_QUIET).await,
+            ["installing x@1…", "installing x@1… 5 s", "installing x@1… 10 s"]
+        );
+        assert_eq!(
+            reported(Duration::ZERO).await,
+            ["installing x@1…", "installing x@1… 5 s", "installing x@1… 10 s"]
+        );
+        // Work done within the quiet time says nothing; no sink, nothing to say.
+        assert!(reported(Duration::from_secs(13)).await.is_empty());
+        let quick = reporting(None, Duration::ZERO, "x", async { 7 }).await;
+        assert_eq!(quick, 7);
     }
 
     #[test]

@@ -10,12 +10,15 @@
 //! - `client`: one server connection: ids and waiters, server-to-client requests,
 //!   `$/cancelRequest` with a grace period, `shutdown`/`exit`/TERM/KILL.
 //! - [`LspEngine`]: servers from [`LspConfig`] started lazily per project root, reused,
-//!   restarted once after a crash; document sync; the operations.
+//!   restarted once after a crash; document sync; the operations. A missing server
+//!   comes from the [`ServerCache`] if one is configured, else npm in the sandbox; the
+//!   wait is reported through a per-request [`dsh_core::Progress`].
 //! - [`position`]: 1-based UTF-16 columns ↔ LSP positions, excerpts.
 //! - [`uri`]: sandbox paths as `file://` URIs and back.
 //!
 //! The protocol's messages are lsp-types' types; only the JSON-RPC envelope is plain JSON.
 
+mod cache;
 mod client;
 pub mod config;
 mod engine;
@@ -25,6 +28,7 @@ pub mod position;
 mod result;
 pub mod uri;
 
+pub use cache::{CachedServer, ServerCache};
 pub use config::{LspConfig, ServerConfig, default_servers};
 pub use engine::{LspEngine, Operation};
 pub use error::LspError;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_code::{CodeEngine, Limits, RunRequest, ToolCallFailure, ToolDispatcher, ToolInfo};
-use dsh_core::BoxFuture;
+use dsh_core::{BoxFuture, Progress};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -23,8 +23,9 @@ pub(crate) struct RunCodeTool {
     engine: Arc<CodeEngine>,
 }
 
-/// The registry as the program's `tools` (held for the run only).
-struct Dispatcher(ToolRegistry);
+/// The registry as the program's `tools` (held for the run only), and the progress sink
+/// of the `run_code` call, so a slow tool a program calls is reported like a direct call.
+struct Dispatcher(ToolRegistry, Option<Progress>);
 
 impl ToolDispatcher for Dispatcher {
     fn tools(&self) -> Vec<ToolInfo> {
@@ -50,7 +51,7 @@ impl ToolDispatcher for Dispatcher {
                 return Err(failure("run_code cannot be called from a program".into()));
             }
             self.0
-                .call(name, args)
+                .call_with_progress(name, args, self.1.as_ref())
                 .await
                 .map(|output| output.value)
                 .map_err(|err| failure(err.to_string()))
@@ -106,7 +107,7 @@ impl ToolHandler for RunCodeTool {
                 .engine
                 .run(
                     RunRequest::new(args.code).with_limits(limits),
-                    Arc::new(Dispatcher(call.registry.clone())),
+                    Arc::new(Dispatcher(call.registry.clone(), call.progress.cloned())),
                 )
                 .await
                 .map_err(|err| ToolError::Unavailable(err.to_string()))?;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_core::{BoxFuture, Fs, FsError, ProcessError, Subprocess, Version};
+use dsh_core::{BoxFuture, Fs, FsError, ProcessError, Progress, Subprocess, Version};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -186,11 +186,15 @@ pub trait ToolHandler: Send + Sync + 'static {
 }
 
 /// One call of a tool: the session's context and the registry the call came through, so
-/// a tool that runs other tools (`run_code`) dispatches them with the same checks.
+/// a tool that runs other tools (`run_code`) dispatches them with the same checks, and
+/// where the caller wants to hear about a slow wait (a language server installing).
 #[derive(Clone, Copy)]
 pub struct Invocation<'a> {
     pub ctx: &'a ToolContext,
     pub registry: &'a ToolRegistry,
+    /// Lines for whoever waits on this call (an MCP client's progress, the CLI's status
+    /// line); `None`: nobody listens.
+    pub progress: Option<&'a Progress>,
 }
 
 /// The listing of tool `T`.
@@ -350,13 +354,23 @@ impl ToolRegistry {
     /// Calls tool `name` with `args`. The result text is capped at the context's
     /// `result_cap` (and says so when cut).
     pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        self.call_with_progress(name, args, None).await
+    }
+
+    /// [`Self::call`], telling `progress` what a slow call waits for.
+    pub async fn call_with_progress(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<&Progress>,
+    ) -> Result<ToolOutput, ToolError> {
         let Some(tool) = self.tools.get(name) else {
             return Err(ToolError::UnknownTool {
                 name: name.to_owned(),
                 known: self.tools.keys().map(|name| (*name).to_owned()).collect(),
             });
         };
-        let invocation = Invocation { ctx: &self.ctx, registry: self };
+        let invocation = Invocation { ctx: &self.ctx, registry: self, progress };
         let mut output = tool.call(invocation, args).await?;
         let cap = self.ctx.limits.result_cap;
         if output.text.len() > cap {

@@ -121,7 +121,7 @@ impl ToolHandler for LspTool {
             let path = ctx.resolve("lsp", "file_path", &args.file_path).await?;
             let result = self
                 .engine
-                .request(operation, Path::new(&path), line, character)
+                .request_with_progress(operation, Path::new(&path), line, character, call.progress)
                 .await
                 .map_err(lsp_error)?;
             let value =

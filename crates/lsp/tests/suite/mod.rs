@@ -3,4 +3,5 @@ mod broken_server;
 mod common;
 mod provision;
 mod python;
+mod server_cache;
 mod typescript;

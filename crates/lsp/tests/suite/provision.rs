@@ -10,7 +10,7 @@ use super::common::{Backend, Harness, hover_text, tools_bin};
 
 /// A local npm package whose one program starts the real pyright: what the registry's
 /// `pyright` package gives, without the download.
-fn package(dir: &Path) -> String {
+pub(super) fn package(dir: &Path) -> String {
     let package = dir.join("provisioned-pyright");
     std::fs::create_dir_all(&package).unwrap();
     std::fs::write(
@@ -32,7 +32,7 @@ fn package(dir: &Path) -> String {
     package.to_string_lossy().into_owned()
 }
 
-fn server(install: Vec<String>) -> ServerConfig {
+pub(super) fn server(install: Vec<String>) -> ServerConfig {
     ServerConfig {
         name: "provisioned".into(),
         command: vec!["provisioned-pyright".into(), "--stdio".into()],
