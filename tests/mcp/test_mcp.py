@@ -7,7 +7,10 @@ processes in it. After each server exits, none of its sandbox processes may rema
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from conftest import (
     alive,
     descendants,
     dsh_bin,
+    free_port,
     is_sleep,
     processes,
     sandbox_processes_of,
@@ -38,8 +42,16 @@ TOOLS = {
     "lsp", "run_code",
 }  # fmt: skip
 
-# Where dsh looks for language servers it installed in the sandbox (see `dsh tour`).
-SERVERS_BIN = "/home/user/workspace/.dsh-e2b/servers/node_modules/.bin"
+# Where dsh installs language servers in the sandbox itself (npm), when the sandbox
+# daemon cannot provide them from its layers.
+SERVERS_DIR = "/home/user/workspace/.dsh-e2b/servers"
+PYRIGHT = "pyright@1.1.414"
+# What the first use of pyright on a machine reports while the daemon builds its layer:
+# the wait (after 1 s, then every 5 s with the seconds), then the result.
+INSTALLING = f"installing {PYRIGHT} (first use on this machine)…"
+INSTALLED = re.compile(rf"installed {re.escape(PYRIGHT)} in \d+ s")
+CACHED = f"{PYRIGHT}: cached on this machine"
+APP = 'def greet(name: str) -> str:\n    \"\"\"Say hello: 你好 café.\"\"\"\n    return "hi " + name\n\n\nprint(greet("x"))\n'
 
 
 def text_of(result) -> str:
@@ -124,26 +136,57 @@ async def check_run_code(session: ClientSession) -> None:
     assert bad.is_error and "code" in text_of(bad)
 
 
-async def check_lsp(session: ClientSession) -> None:
-    bad = await session.call_tool("lsp", {"operation": "hover", "file_path": "app.py", "line": 1})
-    assert bad.is_error and "character" in text_of(bad), text_of(bad)
-    # No preparation: the first lsp call installs pinned pyright into the sandbox.
-    await session.call_tool(
-        "write",
-        {
-            "file_path": "app.py",
-            "content": 'def greet(name: str) -> str:\n    """Say hello: 你好 café."""\n    return "hi " + name\n\n\nprint(greet("x"))\n',
-        },
-    )
+async def hover_with_progress(session: ClientSession) -> list[str]:
+    """Hovers `greet` in app.py (written first) with a progress token; returns the
+    progress messages received, checking their progress values increase."""
+    await session.call_tool("write", {"file_path": "app.py", "content": APP})
+    received: list[tuple[float, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        received.append((progress, message))
+
     hover = await session.call_tool(
-        "lsp", {"operation": "hover", "file_path": "app.py", "line": 6, "character": 7}
+        "lsp",
+        {"operation": "hover", "file_path": "app.py", "line": 6, "character": 7},
+        progress_callback=on_progress,
     )
     assert not hover.is_error, text_of(hover)
     assert "greet" in text_of(hover) and "你好 café" in text_of(hover), text_of(hover)
-    where = await session.call_tool(
-        "bash", {"command": f"ls {SERVERS_BIN}/pyright-langserver", "description": "installed where?"}
+    values = [value for value, _ in received]
+    assert values == sorted(set(values)), f"progress must increase: {received}"
+    return [message or "" for _, message in received]
+
+
+def assert_first_use(messages: list[str]) -> None:
+    """The layer was built for this request: the wait, then how long it took."""
+    assert messages, "no progress notification during a first-use install"
+    assert messages[0] == INSTALLING, messages
+    assert all(m.startswith(f"{INSTALLING} ") for m in messages[1:-1]), messages
+    assert INSTALLED.fullmatch(messages[-1]), messages
+
+
+async def sandbox_facts(session: ClientSession) -> tuple[str, str]:
+    """(the sandbox's hostname: its id, whether npm ever installed in it)."""
+    ran = await session.call_tool(
+        "bash",
+        {
+            "command": f"hostname; test -e {SERVERS_DIR} && echo npm-ran || echo no-npm; "
+            "ls /.dsh/layers/*/node_modules/.bin/pyright-langserver >/dev/null && echo layer",
+            "description": "where pyright came from",
+        },
     )
-    assert where.structured_content["exit_code"] == 0, text_of(where)
+    lines = ran.structured_content["stdout"].split()
+    assert lines[1:] == ["no-npm", "layer"], text_of(ran)
+    return lines[0], lines[1]
+
+
+async def check_lsp(session: ClientSession) -> None:
+    bad = await session.call_tool("lsp", {"operation": "hover", "file_path": "app.py", "line": 1})
+    assert bad.is_error and "character" in text_of(bad), text_of(bad)
+    # No preparation: the first lsp call has the sandbox daemon build pinned pyright into
+    # a layer every sandbox sees; the client hears about the wait.
+    assert_first_use(await hover_with_progress(session))
+    await sandbox_facts(session)
 
 
 def stdio_params(tmp_path: Path) -> StdioServerParameters:
@@ -276,6 +319,7 @@ def test_http_tools_end_to_end(http_server):
                 await check_write_bash(session, "over HTTP\n")
                 await check_terminal(session)
                 await check_bad_calls(session)
+                await check_lsp(session)
 
     anyio.run(main)
     assert http_server.proc.poll() is None, "the server must outlive its sessions"
@@ -380,3 +424,60 @@ def test_unreachable_sandbox_is_a_tool_error_not_a_crash(tmp_path):
                     assert "What to do" in message, message
 
     anyio.run(main)
+
+
+# --- one daemon, two sandboxes ------------------------------------------------
+
+
+@pytest.mark.timeout(300)
+def test_a_second_sandbox_hovers_from_the_layer_the_first_built(tmp_path):
+    """Two `dsh mcp` servers, one after the other, each with its own sandbox on one
+    `dsh sandbox serve`: the first sandbox's first hover waits for the daemon to build
+    pyright's layer; the second one's is served from it (no npm anywhere)."""
+    port = free_port()
+    state = tmp_path / "daemon"
+    log = tmp_path / "daemon.log"
+    with open(log, "wb") as err:
+        daemon = subprocess.Popen(
+            [dsh_bin(), "sandbox", "serve", "--listen", f"127.0.0.1:{port}", "--state-dir", str(state)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=server_env(tmp_path / "embedded"),
+        )
+    try:
+
+        def listening():
+            if daemon.poll() is not None:
+                raise AssertionError(f"dsh sandbox serve exited:\n{log.read_text()}")
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_until(listening, 30, "dsh sandbox serve to listen")
+        params = stdio_params(tmp_path)
+        params.env = {
+            **params.env,
+            "E2B_API_URL": f"http://127.0.0.1:{port}",
+            "DSH_SANDBOXD_STATE": str(state),
+        }
+
+        async def one_sandbox() -> tuple[str, list[str]]:
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    messages = await hover_with_progress(session)
+                    host, _ = await sandbox_facts(session)
+                    return host, messages
+
+        first_host, first = anyio.run(one_sandbox)
+        assert_first_use(first)
+        second_host, second = anyio.run(one_sandbox)
+        assert second_host != first_host, "the second server must open its own sandbox"
+        assert second == [CACHED], second
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            raise

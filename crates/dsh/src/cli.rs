@@ -356,7 +356,7 @@ async fn with_workbench(
         config.sandbox.sandbox_id = Some(id.clone());
         config.sandbox.on_dispose = OnDispose::Leave;
     }
-    let progress = crate::output::Progress::new();
+    let progress = Arc::new(crate::output::Progress::new());
     progress.say("opening the sandbox");
     let workbench =
         crate::workbench::Workbench::open(&config, daemon).await.map_err(|err| match &sandbox {
@@ -377,7 +377,10 @@ async fn with_workbench(
         "run_code" => "running the program",
         _ => "working",
     });
-    let outcome = registry.call(tool, args).await;
+    // What the tool waits for (a language server installing) replaces the status line.
+    let status = Arc::clone(&progress);
+    let sink: dsh_core::Progress = Arc::new(move |line: &str| status.say(line));
+    let outcome = registry.call_with_progress(tool, args, Some(&sink)).await;
     progress.say("closing");
     workbench.shutdown().await?;
     progress.done();

@@ -19,8 +19,8 @@ use anyhow::Context as _;
 use dsh_tools::ToolRegistry;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    Tool,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt as _};
@@ -228,15 +228,50 @@ impl ServerHandler for Session {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let name = request.name;
         tracing::debug!(owner = %self.owner, tool = %name, "call");
-        let outcome = tokio::select! {
-            outcome = registry.call(&name, args) => outcome,
-            () = context.ct.cancelled() => {
-                // Dropping the call ended whatever it started (a foreground command's
-                // process group is killed with its handle).
-                tracing::debug!(owner = %self.owner, tool = %name, "call cancelled");
-                return Ok(error_result(format!("the `{name}` call was cancelled"), "cancelled").into());
+        // A client that sent a progress token hears what a slow call waits for (a
+        // language server installing on first use). The lines cross a channel because
+        // the sink is synchronous; they are sent from this very task, where the transport
+        // knows which request they belong to.
+        let token = context.meta.get_progress_token();
+        let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let progress: Option<dsh_core::Progress> = token.is_some().then(|| {
+            Arc::new(move |line: &str| {
+                let _ = lines_tx.send(line.to_owned());
+            }) as dsh_core::Progress
+        });
+        let mut sent = 0u32;
+        let notify = |line: String, sent: &mut u32| {
+            *sent += 1;
+            let params = token.clone().map(|token| {
+                ProgressNotificationParam::new(token, f64::from(*sent)).with_message(line)
+            });
+            let peer = context.peer.clone();
+            async move {
+                if let Some(params) = params
+                    && let Err(err) = peer.notify_progress(params).await
+                {
+                    tracing::debug!(%err, "a progress notification was not delivered");
+                }
             }
         };
+        let call = registry.call_with_progress(&name, args, progress.as_ref());
+        let mut call = std::pin::pin!(call);
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut call => break outcome,
+                Some(line) = lines.recv() => notify(line, &mut sent).await,
+                () = context.ct.cancelled() => {
+                    // Dropping the call ended whatever it started (a foreground command's
+                    // process group is killed with its handle).
+                    tracing::debug!(owner = %self.owner, tool = %name, "call cancelled");
+                    return Ok(error_result(format!("the `{name}` call was cancelled"), "cancelled").into());
+                }
+            }
+        };
+        // Lines reported just before the answer still go out ahead of it.
+        while let Ok(line) = lines.try_recv() {
+            notify(line, &mut sent).await;
+        }
         Ok(match outcome {
             Ok(output) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);

@@ -70,9 +70,11 @@ impl Progress {
         Self { enabled: std::io::stderr().is_terminal(), started: std::time::Instant::now() }
     }
 
+    /// Replaces the line with `what`, followed by an ellipsis unless it has one.
     pub fn say(&self, what: &str) {
         if self.enabled {
-            eprint!("\r\x1b[2K[{:>5.1}s] {what}…", self.started.elapsed().as_secs_f64());
+            let more = if what.contains('…') { "" } else { "…" };
+            eprint!("\r\x1b[2K[{:>5.1}s] {what}{more}", self.started.elapsed().as_secs_f64());
         }
     }
 

@@ -232,8 +232,9 @@ message = "你好 café 🎉"; result = greet("world")
 count: int = "not a number"
 "#;
 
-/// The first `lsp` request installs pyright (pinned) into dsh's private directory in the
-/// sandbox, unless the sandbox already has it: the tour relies on that, as an agent does.
+/// The first `lsp` request provides pyright (pinned) unless the sandbox already has it: a
+/// layer the local sandbox daemon builds once per machine, or npm into dsh's private
+/// directory in the sandbox. The tour relies on that, as an agent does.
 async fn language_server(registry: &ToolRegistry) -> anyhow::Result<Value> {
     call(registry, "write", json!({"file_path": "lsp_demo.py", "content": LSP_DEMO})).await?;
     let call_line = LSP_DEMO.lines().nth(5).context("demo line")?;

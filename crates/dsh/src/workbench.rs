@@ -87,6 +87,48 @@ fn language_server_bin(runtime_root: &std::path::Path) -> std::path::PathBuf {
     language_server_prefix(runtime_root).join("node_modules/.bin")
 }
 
+/// Language servers from the local sandbox daemon's layers: built on the host once per
+/// machine, mounted read-only into every sandbox of that daemon.
+#[derive(Debug)]
+struct DaemonServerCache(dsh_e2b::Layers);
+
+impl dsh_lsp::ServerCache for DaemonServerCache {
+    fn provide<'a>(
+        &'a self,
+        packages: &'a [String],
+        progress: Option<&'a dsh_core::Progress>,
+    ) -> BoxFuture<'a, Result<Option<dsh_lsp::CachedServer>, String>> {
+        Box::pin(async move {
+            match self.0.provide_npm(packages).await {
+                Ok(provided) => Ok(Some(dsh_lsp::CachedServer {
+                    bin: provided.layer.bin,
+                    cached: provided.cached,
+                })),
+                // A daemon without layers: the sandbox installs its own, as before.
+                Err(dsh_e2b::LayerError::Unsupported) => Ok(None),
+                // This daemon cannot build layers (it says why), or not from these specs
+                // (it takes exact registry versions; npm also takes ranges and local
+                // paths): npm in the sandbox may still work, so that is tried instead.
+                Err(
+                    dsh_e2b::LayerError::Unavailable(why) | dsh_e2b::LayerError::BadRecipe(why),
+                ) => {
+                    tracing::warn!(%why, "the sandbox daemon cannot provide this language server");
+                    if let Some(progress) = progress {
+                        progress(&format!(
+                            "this machine's language-server cache cannot help ({why}); installing in the sandbox"
+                        ));
+                    }
+                    Ok(None)
+                }
+                Err(err) => Err(format!(
+                    "the sandbox daemon could not provide {}: {err}",
+                    packages.join(" ")
+                )),
+            }
+        })
+    }
+}
+
 impl Workbench {
     /// Whether the sandbox comes from a daemon embedded in this process.
     pub fn is_embedded(&self) -> bool {
@@ -98,7 +140,9 @@ impl Workbench {
     pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {
         // Checked first: a bad server table must not cost a sandbox.
         configured_servers(config)?;
-        let (runtime, sandbox, embedded, backend_name) = match config.backend.kind {
+        // The local daemon's layer API, when the sandbox comes from one (E2B cloud and the
+        // host backend have none).
+        let (runtime, sandbox, embedded, backend_name, layers) = match config.backend.kind {
             BackendKind::Host => {
                 let cwd = match &config.backend.host_cwd {
                     Some(cwd) => cwd.clone(),
@@ -107,7 +151,7 @@ impl Workbench {
                 let runtime = Runtime::on_host(&cwd)
                     .await
                     .with_context(|| format!("preparing {}", cwd.display()))?;
-                (runtime, None, None, "host (no isolation)".to_owned())
+                (runtime, None, None, "host (no isolation)".to_owned(), None)
             }
             BackendKind::Sandbox => {
                 let (connection, embedded, name) = if daemon.configured()
@@ -128,8 +172,15 @@ impl Workbench {
                     let embedded = Embedded::start(&config.sandboxd).await?;
                     (embedded.connection(), Some(embedded), "local sandbox (embedded dsh-sandboxd)")
                 };
+                let local = embedded.is_some() || connection.envd_url.is_some();
+                let layers = match dsh_e2b::http_client() {
+                    Ok(http) if local => Some(dsh_e2b::Layers::for_connection(http, &connection)),
+                    _ => None,
+                };
                 match dsh_e2b::open_runtime(&connection, &config.sandbox).await {
-                    Ok((runtime, sandbox)) => (runtime, Some(sandbox), embedded, name.to_owned()),
+                    Ok((runtime, sandbox)) => {
+                        (runtime, Some(sandbox), embedded, name.to_owned(), layers)
+                    }
                     Err(err) => {
                         if let Some(embedded) = embedded {
                             let _ = embedded.stop().await;
@@ -153,6 +204,10 @@ impl Workbench {
         lsp_config.search_path.insert(0, language_server_bin(&runtime.runtime_root));
         lsp_config.install_prefix = Some(language_server_prefix(&runtime.runtime_root));
         lsp_config.provision = config.lsp.provision == crate::config::Provision::Auto;
+        // Before installing in the sandbox, the local daemon is asked for the server: it
+        // builds it once per machine and mounts it into every sandbox.
+        lsp_config.server_cache = layers
+            .map(|layers| Arc::new(DaemonServerCache(layers)) as Arc<dyn dsh_lsp::ServerCache>);
         for server in configured_servers(config)? {
             lsp_config.servers.retain(|s| s.name != server.name);
             lsp_config.servers.push(server);
