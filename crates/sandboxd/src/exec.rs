@@ -82,8 +82,8 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 other => other,
             }
         }
-        Step::MountTmpfs { target, mode, flags, owner } => {
-            let mut options = format!("mode={mode:04o}");
+        Step::MountTmpfs { target, mode, size, flags, owner } => {
+            let mut options = format!("mode={mode:04o},size={size}");
             if let Some((uid, gid)) = owner {
                 options.push_str(&format!(",uid={uid},gid={gid}"));
             }

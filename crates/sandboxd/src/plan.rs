@@ -124,10 +124,12 @@ pub enum Step {
         target: PathBuf,
         link: PathBuf,
     },
-    /// A tmpfs whose root has `mode` and (if given) the host owner `owner`.
+    /// A tmpfs of at most `size` bytes whose root has `mode` and (if given) the host
+    /// owner `owner`.
     MountTmpfs {
         target: PathBuf,
         mode: u32,
+        size: u64,
         flags: MountFlags,
         owner: Option<(u32, u32)>,
     },
@@ -315,6 +317,7 @@ pub fn build_with_cgroup(
     // A directory of the sandbox's own, owned by root inside.
     let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
 
+    let sizes = TmpfsSizes::for_memory(spec.resources.memory_bytes.or(spec.limits.max_memory));
     let mut steps = vec![Step::SetUmask { mask: 0o022 }];
     if let Isolation::Strict { ids } = isolation {
         steps.push(Step::CreateUserNamespace { ids });
@@ -348,6 +351,7 @@ pub fn build_with_cgroup(
         Step::MountTmpfs {
             target: root.clone(),
             mode: 0o755,
+            size: sizes.root,
             flags: MountFlags::NOSUID | MountFlags::NODEV,
             owner: root_owned,
         },
@@ -430,6 +434,7 @@ pub fn build_with_cgroup(
             steps.push(Step::MountTmpfs {
                 target: cgroup.clone(),
                 mode: 0o755,
+                size: SMALL_TMPFS,
                 flags: MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
                 owner: None,
             });
@@ -445,6 +450,7 @@ pub fn build_with_cgroup(
         Step::MountTmpfs {
             target: at("/dev"),
             mode: 0o755,
+            size: SMALL_TMPFS,
             // nodev: a device node made inside (mknod) opens nothing; the allowed devices
             // are bind mounts of the host's nodes, which keep their own flags.
             flags: MountFlags::NOSUID | MountFlags::NOEXEC | MountFlags::NODEV,
@@ -467,6 +473,7 @@ pub fn build_with_cgroup(
         Step::MountTmpfs {
             target: at("/dev/shm"),
             mode: 0o1777,
+            size: sizes.shm,
             flags: MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
             owner: root_owned,
         },
@@ -478,6 +485,7 @@ pub fn build_with_cgroup(
         Step::MountTmpfs {
             target: at("/tmp"),
             mode: 0o1777,
+            size: sizes.tmp,
             flags: MountFlags::NOSUID | MountFlags::NODEV,
             owner: root_owned,
         },
@@ -485,6 +493,7 @@ pub fn build_with_cgroup(
         Step::MountTmpfs {
             target: at("/run"),
             mode: 0o755,
+            size: sizes.run,
             flags: MountFlags::NOSUID | MountFlags::NODEV,
             owner: root_owned,
         },
@@ -570,6 +579,40 @@ pub fn build_with_cgroup(
         }
     }
     Ok(steps)
+}
+
+/// Size of the tmpfs that hold only mount points and links (`/dev`, the cgroup view).
+pub const SMALL_TMPFS: u64 = 1 << 20;
+
+/// How big each of a sandbox's memory-backed filesystems may grow. Their pages are
+/// charged to the sandbox's memory cgroup too; the sizes make a full one an `ENOSPC`
+/// inside instead of an OOM kill, and keep `/tmp` and `/dev/shm` together within the
+/// sandbox's memory (the kernel's default is half the host's RAM for each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TmpfsSizes {
+    /// `/`: mount points, links, and what root writes there.
+    pub root: u64,
+    /// `/tmp`: half the memory.
+    pub tmp: u64,
+    /// `/dev/shm`: a quarter of the memory.
+    pub shm: u64,
+    /// `/run`: sockets and pid files.
+    pub run: u64,
+}
+
+impl TmpfsSizes {
+    /// The memory a sandbox gets when nothing says (the daemon always says).
+    pub const UNLIMITED_MEMORY_STAND_IN: u64 = 2 << 30;
+
+    pub fn for_memory(memory_bytes: Option<u64>) -> TmpfsSizes {
+        let memory = memory_bytes.unwrap_or(Self::UNLIMITED_MEMORY_STAND_IN);
+        TmpfsSizes {
+            root: 64 << 20,
+            tmp: (memory / 2).max(16 << 20),
+            shm: (memory / 4).max(16 << 20),
+            run: 64 << 20,
+        }
+    }
 }
 
 /// `path` relative to the state directory (it is always under it).

@@ -83,9 +83,13 @@ fn render(steps: &[Step]) -> String {
             Step::Symlink { target, link } => {
                 format!("symlink {} -> {}", link.display(), target.display())
             }
-            Step::MountTmpfs { target, mode, flags, owner } => {
+            Step::MountTmpfs { target, mode, size, flags, owner } => {
                 let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
-                format!("tmpfs {} mode={mode:04o} {flags}{owner}", target.display())
+                format!(
+                    "tmpfs {} mode={mode:04o} size={}k {flags}{owner}",
+                    target.display(),
+                    size >> 10
+                )
             }
             Step::Chdir { path } => format!("cd {}", path.display()),
             Step::MountIdmapped { source, target } => {
@@ -178,7 +182,7 @@ unshare mount|uts|ipc
 make-rprivate /
 hostname sbx-1
 mkdir /s/rootfs 0755
-tmpfs /s/rootfs mode=0755 NOSUID|NODEV 100000:100000
+tmpfs /s/rootfs mode=0755 size=65536k NOSUID|NODEV 100000:100000
 cd /s
 mkdir /s/overlay/usr/upper 0755 100000:100000
 mkdir /s/overlay/usr/work 0700
@@ -211,7 +215,7 @@ proc /s/rootfs/proc
 mkdir /s/rootfs/sys 0555
 sysfs /s/rootfs/sys
 mkdir /s/rootfs/dev 0755
-tmpfs /s/rootfs/dev mode=0755 NOSUID|NODEV|NOEXEC 100000:100000
+tmpfs /s/rootfs/dev mode=0755 size=1024k NOSUID|NODEV|NOEXEC 100000:100000
 touch /s/rootfs/dev/null 0666
 bind /dev/null /s/rootfs/dev/null rw
 touch /s/rootfs/dev/zero 0666
@@ -228,15 +232,15 @@ mkdir /s/rootfs/dev/pts 0755 100000:100000
 devpts /s/rootfs/dev/pts
 symlink /s/rootfs/dev/ptmx -> pts/ptmx
 mkdir /s/rootfs/dev/shm 1777 100000:100000
-tmpfs /s/rootfs/dev/shm mode=1777 NOSUID|NODEV|NOEXEC 100000:100000
+tmpfs /s/rootfs/dev/shm mode=1777 size=524288k NOSUID|NODEV|NOEXEC 100000:100000
 symlink /s/rootfs/dev/fd -> /proc/self/fd
 symlink /s/rootfs/dev/stdin -> /proc/self/fd/0
 symlink /s/rootfs/dev/stdout -> /proc/self/fd/1
 symlink /s/rootfs/dev/stderr -> /proc/self/fd/2
 mkdir /s/rootfs/tmp 0755 100000:100000
-tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV 100000:100000
+tmpfs /s/rootfs/tmp mode=1777 size=1048576k NOSUID|NODEV 100000:100000
 mkdir /s/rootfs/run 0755 100000:100000
-tmpfs /s/rootfs/run mode=0755 NOSUID|NODEV 100000:100000
+tmpfs /s/rootfs/run mode=0755 size=65536k NOSUID|NODEV 100000:100000
 mkdir /s/empty 0755
 mkdir /s/home 0755 100000:100000
 mkdir /s/home/user 0755 101000:101000
@@ -288,7 +292,7 @@ fn namespaces_only_isolation_has_no_user_namespace_and_host_owners() {
         "overlay /s/rootfs/usr lower=/usr upper=overlay/usr/upper work=overlay/usr/work NOSUID|NODEV\n"
     ));
     assert!(text.contains("mkdir /s/home/user 0755 1000:1000\n"));
-    assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 NOSUID|NODEV 0:0\n"));
+    assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 size=1048576k NOSUID|NODEV 0:0\n"));
 }
 
 #[test]
@@ -422,7 +426,7 @@ sethostname(box)
 loopback_up()
 mkdir(/s/rootfs, 0755)
 chmod(/s/rootfs, 0755)
-mount(tmpfs, /s/rootfs, tmpfs, NOSUID|NODEV, mode=0755,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs, tmpfs, NOSUID|NODEV, mode=0755,size=67108864,uid=100000,gid=100000)
 chdir(/s)
 mkdir(/s/overlay/etc/upper, 0755)
 chmod(/s/overlay/etc/upper, 0755)
@@ -453,7 +457,7 @@ chmod(/s/rootfs/sys, 0555)
 mount(sysfs, /s/rootfs/sys, sysfs, RDONLY|NOSUID|NODEV|NOEXEC, NULL)
 mkdir(/s/rootfs/dev, 0755)
 chmod(/s/rootfs/dev, 0755)
-mount(tmpfs, /s/rootfs/dev, tmpfs, NOSUID|NODEV|NOEXEC, mode=0755,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs/dev, tmpfs, NOSUID|NODEV|NOEXEC, mode=0755,size=1048576,uid=100000,gid=100000)
 create(/s/rootfs/dev/null, 0666)
 mount(/dev/null, /s/rootfs/dev/null, NULL, BIND, NULL)
 create(/s/rootfs/dev/zero, 0666)
@@ -474,7 +478,7 @@ symlink(pts/ptmx, /s/rootfs/dev/ptmx)
 mkdir(/s/rootfs/dev/shm, 1777)
 chmod(/s/rootfs/dev/shm, 1777)
 chown(/s/rootfs/dev/shm, 100000, 100000)
-mount(tmpfs, /s/rootfs/dev/shm, tmpfs, NOSUID|NODEV|NOEXEC, mode=1777,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs/dev/shm, tmpfs, NOSUID|NODEV|NOEXEC, mode=1777,size=536870912,uid=100000,gid=100000)
 symlink(/proc/self/fd, /s/rootfs/dev/fd)
 symlink(/proc/self/fd/0, /s/rootfs/dev/stdin)
 symlink(/proc/self/fd/1, /s/rootfs/dev/stdout)
@@ -482,11 +486,11 @@ symlink(/proc/self/fd/2, /s/rootfs/dev/stderr)
 mkdir(/s/rootfs/tmp, 0755)
 chmod(/s/rootfs/tmp, 0755)
 chown(/s/rootfs/tmp, 100000, 100000)
-mount(tmpfs, /s/rootfs/tmp, tmpfs, NOSUID|NODEV, mode=1777,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs/tmp, tmpfs, NOSUID|NODEV, mode=1777,size=1073741824,uid=100000,gid=100000)
 mkdir(/s/rootfs/run, 0755)
 chmod(/s/rootfs/run, 0755)
 chown(/s/rootfs/run, 100000, 100000)
-mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755,uid=100000,gid=100000)
+mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755,size=67108864,uid=100000,gid=100000)
 mkdir(/s/empty, 0755)
 chmod(/s/empty, 0755)
 mkdir(/s/home, 0755)
@@ -672,7 +676,7 @@ fn the_sandboxs_own_cgroup_is_shown_read_only_under_sys_fs_cgroup() {
     let start = text.find("tmpfs /s/rootfs/sys/fs/cgroup").unwrap();
     assert_eq!(
         &text[start..text.find("mkdir /s/rootfs/dev 0755").unwrap()],
-        "tmpfs /s/rootfs/sys/fs/cgroup mode=0755 NOSUID|NODEV|NOEXEC
+        "tmpfs /s/rootfs/sys/fs/cgroup mode=0755 size=1024k NOSUID|NODEV|NOEXEC
 mkdir /s/rootfs/sys/fs/cgroup/memory 0555
 bind /sys/fs/cgroup/memory/d/sbx-1 /s/rootfs/sys/fs/cgroup/memory ro
 mkdir /s/rootfs/sys/fs/cgroup/pids 0555
@@ -738,4 +742,18 @@ fn a_layer_view_keeps_the_host_mounts_reaching_only_the_view_and_is_bound_last()
             ),
         ]
     );
+}
+
+#[test]
+fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory() {
+    let (mut spec, layout) = minimal_spec();
+    spec.resources.memory_bytes = Some(256 << 20);
+    let text = render(&build(&spec, &layout, Path::new("/bin/sh")).unwrap());
+    assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 size=131072k NOSUID|NODEV"), "{text}");
+    assert!(text.contains("tmpfs /s/rootfs/dev/shm mode=1777 size=65536k "), "{text}");
+    assert!(text.contains("tmpfs /s/rootfs mode=0755 size=65536k "), "{text}");
+    assert!(text.contains("tmpfs /s/rootfs/run mode=0755 size=65536k "), "{text}");
+    // A tiny sandbox still gets usable ones.
+    let small = TmpfsSizes::for_memory(Some(16 << 20));
+    assert_eq!((small.tmp, small.shm), (16 << 20, 16 << 20));
 }

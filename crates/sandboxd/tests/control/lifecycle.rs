@@ -558,3 +558,37 @@ async fn without_a_network_envd_is_reached_inside_the_sandboxs_namespace() {
     );
     daemon.shutdown().await.unwrap();
 }
+
+/// `/tmp` and `/dev/shm` are sized from the sandbox's memory (half and a quarter): a full
+/// one is ENOSPC inside, and a 507 on `/files`, not an OOM kill or the host's memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory_and_fill_with_enospc() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let s = c.create(json!({"templateID": "base", "memoryMB": 256})).await;
+    let (sizes, code) = c
+        .run(&s, "df -k --output=size /tmp /dev/shm /run / | awk 'NR > 1 { printf \"%s \", $1 }'")
+        .await;
+    assert_eq!((sizes.as_str(), code), ("131072 65536 65536 65536 ", 0));
+    let (_, stderr, code) = c.run_output(&s, "head -c 150M /dev/zero > /dev/shm/fill").await;
+    assert_eq!(code, 1);
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let (out, code) = c.run(&s, "rm /dev/shm/fill; echo alive").await;
+    assert_eq!((out.as_str(), code), ("alive\n", 0), "the sandbox survives a full tmpfs");
+
+    let big = "x".repeat(140 << 20);
+    let response = reqwest::Client::new()
+        .post(format!("{}/files?path=/tmp/big", h.daemon().url()))
+        .header("E2b-Sandbox-Id", s["sandboxID"].as_str().unwrap())
+        .header("E2b-Sandbox-Port", "49983")
+        .header("X-Access-Token", s["envdAccessToken"].as_str().unwrap())
+        .header("Content-Type", "application/octet-stream")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["code"], 507);
+    assert!(body["message"].as_str().unwrap().contains("/tmp/big"), "{body}");
+}
