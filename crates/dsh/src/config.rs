@@ -42,6 +42,10 @@ pub struct SandboxdConfig {
     pub memory_mb: u64,
     /// Processes (and threads) a sandbox may have at once.
     pub max_processes: u64,
+    /// Where read-only layers (language servers installed once per machine) are kept;
+    /// every daemon of this user (embedded or `dsh sandbox serve`) shares it. Default:
+    /// [`crate::connect::default_layer_store`].
+    pub layer_store: Option<std::path::PathBuf>,
 }
 
 impl Default for SandboxdConfig {
@@ -53,6 +57,7 @@ impl Default for SandboxdConfig {
             cpu_count: 2,
             memory_mb: 4096,
             max_processes: 4096,
+            layer_store: None,
         }
     }
 }

@@ -20,6 +20,19 @@ pub fn default_state_dir() -> PathBuf {
     base.join("dsh/sandboxd")
 }
 
+/// Where daemons of this user keep layers unless `[sandboxd] layer_store` says: one store
+/// per machine (per user), so a language server is installed once, whichever daemon asks.
+pub fn default_layer_store() -> PathBuf {
+    if rustix::process::geteuid().is_root() {
+        return PathBuf::from("/var/cache/dsh/layers");
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("dsh/layers")
+}
+
 /// The default address of `dsh sandbox serve`.
 pub const DEFAULT_DAEMON_URL: &str = "http://127.0.0.1:3000";
 
@@ -123,6 +136,7 @@ pub fn daemon_config(
         IsolationSetting::Namespaces => dsh_sandboxd::IsolationLevel::Namespaces,
     };
     config.pool = usize::try_from(settings.pool)?;
+    config.layer_store = Some(settings.layer_store.clone().unwrap_or_else(default_layer_store));
     config.net = match settings.net {
         crate::config::NetSetting::Private => dsh_sandboxd::Net::Private,
         crate::config::NetSetting::None => dsh_sandboxd::Net::None,

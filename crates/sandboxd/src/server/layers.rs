@@ -186,7 +186,11 @@ pub enum LayerError {
 
 /// The daemon's layers: the store, the view every sandbox binds, and the builds running.
 pub struct Layers {
+    /// The store (`store/`, `recipes/`, `build/`, `empty/`): this daemon's state directory,
+    /// or a directory several daemons of the machine share.
     root: PathBuf,
+    /// This daemon's view (a mount of its own).
+    view: PathBuf,
     /// Why layers cannot be mounted here (no privilege to mount, say); `None` when they can.
     unavailable: Option<String>,
     /// One lock per recipe: identical requests wait for one build.
@@ -198,9 +202,10 @@ impl Layers {
     /// Prepares `<state>/layers`, mounts the view (or finds it mounted by an earlier run)
     /// and every layer in the store. A host where mounting fails still runs sandboxes:
     /// layers are then unavailable and the reason is kept for the API's answers.
-    pub fn open(state_dir: &Path, build_timeout: Duration) -> Layers {
-        let root = state_dir.join("layers");
-        let unavailable = match prepare(&root) {
+    pub fn open(state_dir: &Path, store: Option<&Path>, build_timeout: Duration) -> Layers {
+        let root = store.map_or_else(|| state_dir.join("layers"), Path::to_owned);
+        let view = state_dir.join("layers").join("view");
+        let unavailable = match prepare(&root, &view, build_timeout) {
             Ok(()) => None,
             Err(err) => {
                 let reason = format!("{err:#}");
@@ -208,12 +213,18 @@ impl Layers {
                 Some(reason)
             }
         };
-        Layers { root, unavailable, builds: tokio::sync::Mutex::new(HashMap::new()), build_timeout }
+        Layers {
+            root,
+            view,
+            unavailable,
+            builds: tokio::sync::Mutex::new(HashMap::new()),
+            build_timeout,
+        }
     }
 
     /// The host mount a sandbox binds at `/.dsh/layers`, when layers are available.
     pub fn view(&self) -> Option<PathBuf> {
-        self.unavailable.is_none().then(|| self.root.join("view"))
+        self.unavailable.is_none().then(|| self.view.clone())
     }
 
     /// The layer built from `recipe`: from the store, or built now (one build per recipe
@@ -230,10 +241,15 @@ impl Layers {
             builds.entry(key.clone()).or_default().clone()
         };
         let _building = lock.lock().await;
+        // And across daemons sharing the store: one build per recipe on the machine.
+        let lock_path = self.root.join("recipes").join(format!("{key}.lock"));
+        let timeout = self.build_timeout;
+        let _machine_wide =
+            blocking(move || lock_file(&lock_path, timeout)).await.map_err(internal)?;
         if let Some(manifest) = self.lookup(&key) {
-            let root = self.root.clone();
+            let (root, view) = (self.root.clone(), self.view.clone());
             let id = manifest.layer_id.clone();
-            blocking(move || mount_layer(&root, &id)).await.map_err(internal)?;
+            blocking(move || mount_layer(&root, &view, &id)).await.map_err(internal)?;
             return Ok(Provided::of(&manifest, true));
         }
         let manifest = self.build(&key, recipe).await?;
@@ -260,8 +276,8 @@ impl Layers {
         if self.unavailable.is_some() {
             return;
         }
-        let view = self.root.join("view");
-        if let Err(err) = LinuxSyscall::new().umount(&view, true) {
+        let view = &self.view;
+        if let Err(err) = LinuxSyscall::new().umount(view, true) {
             tracing::warn!(view = %view.display(), %err, "unmounting the layer view");
         }
     }
@@ -293,10 +309,10 @@ impl Layers {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(err);
         }
-        let root = self.root.clone();
+        let (root, view) = (self.root.clone(), self.view.clone());
         let key = key.to_owned();
         let manifest = blocking(move || {
-            let result = publish(&root, &dir, &key, recipe, started);
+            let result = publish(&root, &view, &dir, &key, recipe, started);
             if result.is_err() {
                 let _ = std::fs::remove_dir_all(&dir);
             }
@@ -331,18 +347,23 @@ async fn blocking<T: Send + 'static>(
 
 /// Creates the directories, mounts the shared view unless an earlier run left it
 /// mounted, and mounts every stored layer not mounted yet.
-fn prepare(root: &Path) -> anyhow::Result<()> {
-    for dir in ["store", "recipes", "build", "empty", "view"] {
-        std::fs::create_dir_all(root.join(dir))
-            .with_context(|| format!("creating {}", root.join(dir).display()))?;
+fn prepare(root: &Path, view: &Path, build_timeout: Duration) -> anyhow::Result<()> {
+    let dirs = ["store", "recipes", "build", "empty"].map(|d| root.join(d));
+    for dir in dirs.iter().map(PathBuf::as_path).chain([view]) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    // Builds an earlier run left unfinished.
+    // Builds left unfinished by a crash. Another daemon sharing the store may be building
+    // now: only builds older than twice the build timeout are surely abandoned.
     if let Ok(entries) = std::fs::read_dir(root.join("build")) {
         for entry in entries.flatten() {
-            let _ = std::fs::remove_dir_all(entry.path());
+            let age =
+                entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+            if age.is_some_and(|age| age > build_timeout * 2) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
         }
     }
-    let view = root.join("view");
+    let view = view.to_owned();
     let sys = LinuxSyscall::new();
     if !is_mount_point(&view)? {
         sys.mount(
@@ -361,15 +382,39 @@ fn prepare(root: &Path) -> anyhow::Result<()> {
     for entry in std::fs::read_dir(&store)?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if valid_layer_id(&name) && entry.path().is_dir() {
-            mount_layer(root, &name)?;
+            mount_layer(root, &view, &name)?;
         }
     }
     Ok(())
 }
 
+/// An exclusive `flock` on `path` (created if missing), waited for at most `timeout`;
+/// released when the file is dropped.
+fn lock_file(path: &Path, timeout: Duration) -> anyhow::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(file),
+            Err(rustix::io::Errno::WOULDBLOCK) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(err) => {
+                return Err(err).with_context(|| format!("locking {}", path.display()));
+            }
+        }
+    }
+}
+
 /// Mounts `store/<id>` at `view/<id>` as a read-only overlay, unless it is mounted.
-fn mount_layer(root: &Path, id: &str) -> anyhow::Result<()> {
-    let target = root.join("view").join(id);
+fn mount_layer(root: &Path, view: &Path, id: &str) -> anyhow::Result<()> {
+    let target = view.join(id);
     match std::fs::create_dir(&target) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -496,6 +541,7 @@ async fn run_npm(dir: &Path, packages: &[String], timeout: Duration) -> Result<(
 /// store has the same content), records the manifest and the recipe, and mounts it.
 fn publish(
     root: &Path,
+    view: &Path,
     dir: &Path,
     key: &str,
     recipe: Recipe,
@@ -507,9 +553,12 @@ fn publish(
     let target = store.join(&layer_id);
     if target.is_dir() {
         std::fs::remove_dir_all(dir)?;
-    } else {
-        std::fs::rename(dir, &target)
-            .with_context(|| format!("moving the layer to {}", target.display()))?;
+    } else if let Err(err) = std::fs::rename(dir, &target) {
+        // Another daemon sharing the store stored the same content meanwhile.
+        if !target.is_dir() {
+            return Err(err).with_context(|| format!("moving the layer to {}", target.display()));
+        }
+        std::fs::remove_dir_all(dir)?;
     }
     let manifest = Manifest {
         layer_id: layer_id.clone(),
@@ -523,7 +572,7 @@ fn publish(
         &root.join("recipes").join(format!("{key}.json")),
         &serde_json::json!({ "layerID": layer_id }),
     )?;
-    mount_layer(root, &layer_id)?;
+    mount_layer(root, view, &layer_id)?;
     Ok(manifest)
 }
 

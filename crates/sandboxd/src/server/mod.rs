@@ -97,6 +97,9 @@ pub struct Config {
     pub net: crate::spec::Net,
     /// The control plane's door: connection cap, header and idle timeouts.
     pub http: dsh_http::Limits,
+    /// Where layers are stored (several daemons of a machine may share it); default
+    /// `<state_dir>/layers`. Each daemon mounts its own view of it.
+    pub layer_store: Option<PathBuf>,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -135,6 +138,7 @@ impl Config {
             pool: 0,
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
+            layer_store: None,
         }
     }
 }
@@ -347,7 +351,8 @@ impl Daemon {
         let store = Store::open(&state_dir)?;
         let host = HostInfo::probe(&state_dir);
         // Before any sandbox starts: each binds the layer view when it starts.
-        let layers = layers::Layers::open(&state_dir, LAYER_BUILD_TIMEOUT);
+        let layers =
+            layers::Layers::open(&state_dir, config.layer_store.as_deref(), LAYER_BUILD_TIMEOUT);
         let shared = Arc::new(Shared {
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),

@@ -145,3 +145,38 @@ async fn bad_recipes_are_refused_with_the_reason_before_npm_runs() {
     assert_eq!(unauthenticated.status, StatusCode::UNAUTHORIZED);
     assert_eq!(h.client.call(Method::GET, "/layers", None).await.body, json!([]));
 }
+
+/// Two daemons sharing one store (as every dsh process's embedded daemon does): asked at
+/// once, the recipe is built once, and each daemon's sandboxes see the layer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn daemons_sharing_a_store_build_a_recipe_once() {
+    let store = tempfile::Builder::new().prefix("dsh-layer-store-").tempdir().unwrap();
+    let shared = store.path().to_owned();
+    let mut a = Harness::start_with(|c| c.layer_store = Some(shared.clone())).await;
+    let mut b = Harness::start_with(|c| c.layer_store = Some(shared.clone())).await;
+    let body = json!({"npm": [PYRIGHT]});
+    let (from_a, from_b) = tokio::join!(
+        a.client.call(Method::POST, "/layers", Some(body.clone())),
+        b.client.call(Method::POST, "/layers", Some(body.clone())),
+    );
+    assert_eq!((from_a.status, from_b.status), (StatusCode::OK, StatusCode::OK));
+    assert_eq!(from_a.body["layerID"], from_b.body["layerID"]);
+    let mut cached = [from_a.body["cached"].as_bool(), from_b.body["cached"].as_bool()];
+    cached.sort();
+    assert_eq!(cached, [Some(false), Some(true)], "built once: {} / {}", from_a.body, from_b.body);
+    let stored: Vec<_> = std::fs::read_dir(shared.join("store"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .collect();
+    assert_eq!(stored.len(), 1);
+    let bin = from_a.body["bin"].as_str().unwrap().to_owned();
+    for h in [&a, &b] {
+        let sandbox = h.client.create(json!({"templateID": "base"})).await;
+        let (version, _, code) =
+            h.client.run_output(&sandbox, &format!("{bin}/pyright --version")).await;
+        assert_eq!((version.as_str(), code), ("pyright 1.1.414\n", 0));
+    }
+    a.stop().await;
+    b.stop().await;
+}
