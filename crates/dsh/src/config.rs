@@ -359,7 +359,7 @@ mod tests {
         assert_eq!(config.sandboxd, SandboxdConfig::default());
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Strict);
         let config = Config::from_toml(
-            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\n",
+            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\n",
             "dsh.toml",
         )
         .unwrap();
@@ -372,6 +372,7 @@ mod tests {
                 cpu_count: 1,
                 memory_mb: 512,
                 max_processes: 4096,
+                layer_store: Some("/srv/layers".into()),
             }
         );
         let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();
