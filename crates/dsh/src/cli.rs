@@ -577,26 +577,53 @@ async fn sandbox_command(
             );
         }
         SandboxCommand::List => {
-            let sandboxes = control()?.list().await?;
+            let plane = control()?;
+            let sandboxes = plane.list().await?;
+            // The latest sample of each running sandbox, asked for all at once; a sandbox
+            // with none yet (or a control plane without metrics) shows none.
+            let latest: Vec<Option<dsh_e2b::SandboxMetric>> =
+                futures_util::future::join_all(sandboxes.iter().map(|s| {
+                    let plane = &plane;
+                    async move {
+                        if s.state != "running" {
+                            return None;
+                        }
+                        plane.metrics(&s.sandbox_id).await.ok()?.pop()
+                    }
+                }))
+                .await;
             let rows: Vec<serde_json::Value> = sandboxes
                 .iter()
-                .map(|s| serde_json::json!({"sandboxID": s.sandbox_id, "templateID": s.template_id, "state": s.state, "isolation": s.isolation, "metadata": s.metadata, "startedAt": s.started_at, "endAt": s.end_at}))
+                .zip(&latest)
+                .map(|(s, m)| serde_json::json!({"sandboxID": s.sandbox_id, "templateID": s.template_id, "state": s.state, "isolation": s.isolation, "metadata": s.metadata, "startedAt": s.started_at, "endAt": s.end_at, "cpuCount": m.as_ref().map(|m| m.cpu_count), "cpuUsedPct": m.as_ref().map(|m| m.cpu_used_pct), "memUsed": m.as_ref().map(|m| m.mem_used), "memTotal": m.as_ref().map(|m| m.mem_total)}))
                 .collect();
             printer.print(&rows, || {
                 let rows: Vec<Vec<String>> = sandboxes
                     .iter()
-                    .map(|s| {
+                    .zip(&latest)
+                    .map(|(s, m)| {
                         vec![
                             s.sandbox_id.clone(),
                             s.template_id.clone(),
                             s.state.clone(),
                             // E2B cloud reports none: its sandboxes are microVMs.
                             s.isolation.clone().unwrap_or_else(|| "microvm".to_owned()),
+                            m.as_ref().map_or_else(
+                                || "-".to_owned(),
+                                |m| format!("{:.0}% of {}", m.cpu_used_pct, m.cpu_count),
+                            ),
+                            m.as_ref().map_or_else(
+                                || "-".to_owned(),
+                                |m| format!("{}/{} MiB", m.mem_used >> 20, m.mem_total >> 20),
+                            ),
                             s.end_at.clone().unwrap_or_default(),
                         ]
                     })
                     .collect();
-                table(&["SANDBOX", "TEMPLATE", "STATE", "ISOLATION", "ENDS"], &rows)
+                table(
+                    &["SANDBOX", "TEMPLATE", "STATE", "ISOLATION", "CPU", "MEMORY", "ENDS"],
+                    &rows,
+                )
             });
         }
         SandboxCommand::Expose { id, port } => {

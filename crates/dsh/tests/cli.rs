@@ -186,9 +186,31 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
         (Some("running"), Some("cli-test"))
     );
     assert_eq!(list[0]["isolation"], "strict");
+    // CPU and memory from the daemon's latest sample (taken every 5 s).
+    let sampled = (0..120)
+        .find_map(|_| {
+            let list = json(&served.ok(&["sandbox", "list", "--json"]));
+            if list[0]["memTotal"].is_u64() {
+                return Some(list);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            None
+        })
+        .expect("no metrics sample within 12 s");
+    assert_eq!(sampled[0]["memTotal"], 4096u64 << 20, "{sampled}");
+    assert_eq!(sampled[0]["cpuCount"], 2, "{sampled}");
+    let used = sampled[0]["memUsed"].as_u64().unwrap();
+    assert!(used > 0 && used < 4096 << 20, "{sampled}");
+    assert!(sampled[0]["cpuUsedPct"].as_f64().is_some_and(|pct| pct >= 0.0), "{sampled}");
     let table = served.ok(&["sandbox", "list"]);
     assert!(table.starts_with("SANDBOX"), "{table}");
-    assert!(table.lines().nth(1).is_some_and(|row| row.contains(" strict ")), "{table}");
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["SANDBOX", "TEMPLATE", "STATE", "ISOLATION", "CPU", "MEMORY", "ENDS"]);
+    let row = table.lines().nth(1).unwrap();
+    assert!(
+        row.contains(" strict ") && row.contains("% of 2 ") && row.contains("/4096 MiB"),
+        "{table}"
+    );
     // A server inside, reached from outside through the daemon the way `expose` says.
     let exposed = json(&served.ok(&["sandbox", "expose", &id, "8000", "--json"]));
     assert_eq!(exposed["headers"]["E2b-Sandbox-Port"], "8000");
@@ -220,7 +242,11 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
     let bad = served.run(&["sandbox", "expose", &id, "0"]);
     assert_eq!(bad.status.code(), Some(2));
     served.ok(&["sandbox", "pause", &id]);
-    assert_eq!(json(&served.ok(&["sandbox", "list", "--json"]))[0]["state"], "paused");
+    let paused = json(&served.ok(&["sandbox", "list", "--json"]));
+    assert_eq!(
+        (paused[0]["state"].as_str(), &paused[0]["memTotal"]),
+        (Some("paused"), &serde_json::Value::Null)
+    );
     served.ok(&["sandbox", "resume", &id]);
     assert_eq!(
         served.ok(&["exec", "--sandbox", &id, "--", "cat", "/home/user/in.txt"]),

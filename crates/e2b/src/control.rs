@@ -86,6 +86,20 @@ pub struct SandboxDetail {
     pub isolation: Option<String>,
 }
 
+/// One sample of a sandbox's resource use (`GET /sandboxes/{id}/metrics`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxMetric {
+    pub timestamp_unix: u64,
+    pub cpu_count: u64,
+    /// Of the sandbox's CPUs (100 = all of `cpu_count` busy).
+    pub cpu_used_pct: f64,
+    /// Bytes.
+    pub mem_used: u64,
+    /// Bytes: the sandbox's memory limit.
+    pub mem_total: u64,
+}
+
 /// A client of one control plane.
 #[derive(Debug, Clone)]
 pub struct ControlPlane {
@@ -162,6 +176,15 @@ impl ControlPlane {
             .request(reqwest::Method::GET, "/v2/sandboxes")
             .query(&[("state", "running,paused")]);
         let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    /// The samples of a sandbox's resource use, oldest first (empty until the first is
+    /// taken: E2B and dsh-sandboxd sample every 5 s).
+    pub async fn metrics(&self, sandbox_id: &str) -> Result<Vec<SandboxMetric>> {
+        let (status, body) = self
+            .send(self.request(reqwest::Method::GET, &format!("/sandboxes/{sandbox_id}/metrics")))
+            .await?;
         Self::parse(status, &body)
     }
 

@@ -17,7 +17,7 @@ pub mod sandbox;
 
 pub use backend::SandboxBackend;
 pub use config::{OnDispose, OnTimeout, SandboxConfig};
-pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo};
+pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo, SandboxMetric};
 pub use envd::{EnvdClient, EnvdTarget, ExitInfo, ProcessOutput, ProcessStream, StartOptions};
 pub use error::{Error, Result};
 pub use layers::{Layer, LayerError, Layers, ProvidedLayer, Recipe};
