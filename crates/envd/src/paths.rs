@@ -13,6 +13,10 @@ pub fn resolve(
     user: &User,
     default_workdir: Option<&Path>,
 ) -> Result<PathBuf, ConnectError> {
+    // No system call takes a path with a NUL in it; saying so beats an I/O error.
+    if path.contains('\0') {
+        return Err(ConnectError::invalid_argument(format!("path {path:?} contains a NUL byte")));
+    }
     if path.is_empty() {
         return Ok(match default_workdir {
             Some(workdir) => clean(workdir),
@@ -85,5 +89,10 @@ mod tests {
             assert_eq!(resolve(input, &u, dir).unwrap(), PathBuf::from(expected), "{input:?}");
         }
         assert_eq!(resolve("~root/x", &u, None).unwrap_err().code, Code::InvalidArgument);
+        let nul = resolve("/tmp/a\0b", &u, None).unwrap_err();
+        assert_eq!(
+            (nul.code, nul.message.as_str()),
+            (Code::InvalidArgument, "path \"/tmp/a\\0b\" contains a NUL byte")
+        );
     }
 }

@@ -307,3 +307,24 @@ async fn a_path_through_a_regular_file_is_a_bad_request() {
         format!("a component of path '{}' is not a directory", through.display())
     );
 }
+
+#[tokio::test]
+async fn a_nul_byte_in_a_path_is_a_400_naming_it_for_reads_and_writes() {
+    let envd = common::start().await;
+    let get = envd.http.get(envd.url("/files?path=/tmp/a%00b")).send().await.unwrap();
+    assert_eq!(get.status().as_u16(), 400);
+    let body: serde_json::Value = get.json().await.unwrap();
+    assert_eq!(body["message"], "path \"/tmp/a\\0b\" contains a NUL byte");
+    let post = envd
+        .http
+        .post(envd.url("/files?path=x%00y"))
+        .header("content-type", "application/octet-stream")
+        .body("data")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status().as_u16(), 400);
+    let body: serde_json::Value = post.json().await.unwrap();
+    assert_eq!(body["code"], 400);
+    assert_eq!(body["message"], "path \"x\\0y\" contains a NUL byte");
+}
