@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -102,13 +102,84 @@ async fn fallback(State(shared): S, request: Request) -> Response {
     .response()
 }
 
-/// JSON body; an empty body is the type's default.
-fn parse_body<T: DeserializeOwned + Default>(body: &Bytes) -> ApiResult<T> {
+/// JSON body; an empty body is the type's default. A body sent as something else than
+/// JSON (a form, text) is refused (415) rather than guessed at; a body without a
+/// Content-Type is read as JSON, as E2B's API does. Errors name the field
+/// (`metadata.team: invalid type: ...`).
+fn parse_body<T: DeserializeOwned + Default>(
+    content_type: Option<&str>,
+    body: &[u8],
+) -> ApiResult<T> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("invalid request body: {e}")))
+    if let Some(content_type) = content_type {
+        let essence = content_type.split(';').next().unwrap_or_default().trim();
+        let json = essence.eq_ignore_ascii_case("application/json")
+            || essence.to_ascii_lowercase().ends_with("+json");
+        if !json {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("the body must be JSON (Content-Type: application/json), not {essence:?}"),
+            ));
+        }
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        match path.as_str() {
+            "." | "" => ApiError::bad_request(format!("invalid request body: {inner}")),
+            field => ApiError::bad_request(format!("invalid request body: {field}: {inner}")),
+        }
+    })?;
+    deserializer.end().map_err(|e| ApiError::bad_request(format!("invalid request body: {e}")))?;
+    Ok(value)
+}
+
+fn content_type(headers: &HeaderMap) -> Option<&str> {
+    headers.get(axum::http::header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("(not text)"))
+}
+
+/// Parses and checks a control-plane request body the way its route does, with no
+/// effect: the fuzzing entry point (and a way to test validation without a daemon).
+/// `route` is `"POST /sandboxes"`, `"POST /sandboxes/{id}/timeout"`, `.../connect`,
+/// `.../resume`, `"PUT /sandboxes/{id}/network"` or `"POST /layers"`. `Err` holds the
+/// status and message the daemon would answer.
+pub fn check_body(
+    route: &str,
+    content_type: Option<&str>,
+    body: &[u8],
+) -> Result<(), (u16, String)> {
+    let checked = match route {
+        "POST /sandboxes" | "POST /v2/sandboxes" => {
+            let body: CreateBody = parse_body(content_type, body).map_err(into_pair)?;
+            new_record(&crate::template::Templates::builtin(), body).map(drop)
+        }
+        "POST /sandboxes/{id}/connect" | "POST /sandboxes/{id}/resume" => {
+            parse_body::<TimeoutBody>(content_type, body)
+                .and_then(|b| timeout_secs(b.timeout).map(drop))
+        }
+        "POST /sandboxes/{id}/timeout" => parse_body::<TimeoutBody>(content_type, body)
+            .and_then(|b| required_timeout(b.timeout).map(drop)),
+        "PUT /sandboxes/{id}/network" => parse_body::<NetworkUpdate>(content_type, body)
+            .and_then(|b| egress(b.allow_out, b.deny_out, b.allow_internet_access).map(drop)),
+        "POST /layers" => parse_body::<super::layers::Recipe>(content_type, body)
+            .and_then(|recipe| recipe.validate().map_err(ApiError::bad_request)),
+        other => return Err((404, format!("no route {other}"))),
+    };
+    checked.map_err(into_pair)
+}
+
+fn into_pair(error: ApiError) -> (u16, String) {
+    (error.status.as_u16(), error.message)
+}
+
+fn required_timeout(timeout: Option<i64>) -> ApiResult<u64> {
+    match timeout {
+        Some(timeout) => timeout_secs(Some(timeout)),
+        None => Err(ApiError::bad_request("timeout is required")),
+    }
 }
 
 /// Entries of `metadata` at most, and bytes of its keys and values together.
@@ -329,11 +400,14 @@ struct NetworkUpdate {
     allow_internet_access: Option<bool>,
 }
 
-async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
-    let body: CreateBody = parse_body(&body)?;
+/// The record a create request asks for, every field checked, and its timeout.
+fn new_record(
+    templates: &crate::template::Templates,
+    body: CreateBody,
+) -> ApiResult<(Record, u64)> {
     let template_id = body.template_id.unwrap_or_else(|| "base".to_owned());
-    if shared.config.templates.get(&template_id).is_err() {
-        let known: Vec<&str> = shared.config.templates.names().collect();
+    if templates.get(&template_id).is_err() {
+        let known: Vec<&str> = templates.names().collect();
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             format!("template '{template_id}' not found (available: {})", known.join(", ")),
@@ -376,6 +450,12 @@ async fn create(State(shared): S, body: Bytes) -> ApiResult<Response> {
         memory_mb: body.memory_mb,
         network: network_settings(body.network.unwrap_or_default(), body.allow_internet_access)?,
     };
+    Ok((record, timeout))
+}
+
+async fn create(State(shared): S, headers: HeaderMap, body: Bytes) -> ApiResult<Response> {
+    let body: CreateBody = parse_body(content_type(&headers), &body)?;
+    let (record, timeout) = new_record(&shared.config.templates, body)?;
     detached(async move {
         // A pooled sandbox has the template's default limits.
         let poolable = record.cpu_count.is_none() && record.memory_mb.is_none();
@@ -441,10 +521,8 @@ async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResul
 /// `POST /layers` `{"npm": ["pyright@1.1.414"]}`: the layer with those packages, built
 /// now if this machine has none (the request waits for the build), mounted read-only in
 /// every sandbox when the answer arrives. dsh's own API; E2B has none.
-async fn provide_layer(State(shared): S, body: Bytes) -> ApiResult<Response> {
-    let recipe: super::layers::Recipe = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(format!("expected {{\"npm\": [\"name@version\", ...]}}: {e}"))
-    })?;
+async fn provide_layer(State(shared): S, headers: HeaderMap, body: Bytes) -> ApiResult<Response> {
+    let recipe: super::layers::Recipe = parse_body(content_type(&headers), &body)?;
     use super::layers::LayerError;
     match shared.layers.provide(recipe).await {
         Ok(provided) => Ok(axum::Json(provided).into_response()),
@@ -548,15 +626,25 @@ struct TimeoutBody {
 }
 
 /// `connect`: extends a running sandbox's deadline (200) or resumes a paused one (201).
-async fn connect(State(shared): S, Path(id): Path<String>, body: Bytes) -> ApiResult<Response> {
-    let body: TimeoutBody = parse_body(&body)?;
+async fn connect(
+    State(shared): S,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
     let timeout = timeout_secs(body.timeout)?;
     resume_or_extend(shared, id, timeout, None, true).await
 }
 
 /// `resume` (deprecated in E2B): resumes a paused sandbox (201); 409 if it runs.
-async fn resume(State(shared): S, Path(id): Path<String>, body: Bytes) -> ApiResult<Response> {
-    let body: TimeoutBody = parse_body(&body)?;
+async fn resume(
+    State(shared): S,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
     let timeout = timeout_secs(body.timeout)?;
     resume_or_extend(shared, id, timeout, body.auto_pause, false).await
 }
@@ -615,13 +703,11 @@ async fn resume_or_extend(
 async fn set_timeout(
     State(shared): S,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<StatusCode> {
-    let body: TimeoutBody = parse_body(&body)?;
-    let Some(timeout) = body.timeout else {
-        return Err(ApiError::bad_request("timeout is required"));
-    };
-    let timeout = timeout_secs(Some(timeout))?;
+    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
+    let timeout = required_timeout(body.timeout)?;
     detached(async move {
         let slot = existing(&shared, &id)?;
         let _ops = slot.ops.lock().await;
@@ -643,9 +729,10 @@ async fn set_timeout(
 async fn update_network(
     State(shared): S,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<StatusCode> {
-    let body: NetworkUpdate = parse_body(&body)?;
+    let body: NetworkUpdate = parse_body(content_type(&headers), &body)?;
     let egress = egress(body.allow_out, body.deny_out, body.allow_internet_access)?;
     if shared.config.net != crate::spec::Net::Private {
         return Err(ApiError::bad_request(format!(

@@ -44,7 +44,7 @@ const MAX_VERSION_LEN: usize = 64;
 const STDERR_TAIL: usize = 16 * 1024;
 
 /// What a layer is built from: npm packages, each pinned to one exact version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
     pub npm: Vec<String>,

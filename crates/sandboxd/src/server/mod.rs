@@ -15,6 +15,7 @@ mod domains;
 pub mod layers;
 mod lifecycle;
 mod metrics;
+pub use api::check_body;
 pub use lifecycle::kill_stray_init;
 mod netns;
 pub mod network;

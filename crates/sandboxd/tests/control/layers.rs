@@ -130,13 +130,9 @@ async fn bad_recipes_are_refused_with_the_reason_before_npm_runs() {
     }
     let reply = h.client.call(Method::POST, "/layers", Some(json!({"pip": ["x==1"]}))).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
-    assert!(
-        reply.body["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("expected {\"npm\": [\"name@version\", ...]}: "),
-        "{}",
-        reply.body
+    assert_eq!(
+        reply.body["message"],
+        "invalid request body: pip: unknown field `pip`, expected `npm` at line 1 column 6"
     );
     let unauthenticated = h
         .client

@@ -1,3 +1,4 @@
+mod bodies;
 mod doors;
 mod harness;
 mod layers;
