@@ -27,7 +27,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 
-pub use state::{Envd, EnvdConfig};
+pub use state::{Caps, Envd, EnvdConfig};
 
 /// The complete envd HTTP surface.
 pub fn router(envd: Arc<Envd>) -> Router {

@@ -26,6 +26,27 @@ pub struct EnvdConfig {
     pub max_message_bytes: usize,
     /// The HTTP door's limits; `None`: [`crate::door_limits`] (from the descriptor limit).
     pub door: Option<dsh_http::Limits>,
+    /// How many processes, terminals and polling watchers envd keeps at once.
+    pub caps: Caps,
+}
+
+/// envd's own caps, each past which a request gets `resource_exhausted` (HTTP 429).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Processes started through envd (terminals included) running at once.
+    pub processes: usize,
+    /// PTY processes among them.
+    pub terminals: usize,
+    /// Polling watchers (`CreateWatcher`); streaming ones end with their connection.
+    pub watchers: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        // Each process holds up to four descriptors here (pipes or a PTY, and its pidfd);
+        // inotify allows 128 instances per user by default.
+        Caps { processes: 1024, terminals: 256, watchers: 100 }
+    }
 }
 
 impl Default for EnvdConfig {
@@ -38,6 +59,7 @@ impl Default for EnvdConfig {
             template_id: None,
             max_message_bytes: dsh_proto::connect::DEFAULT_MAX_MESSAGE_BYTES,
             door: None,
+            caps: Caps::default(),
         }
     }
 }

@@ -248,6 +248,13 @@ async fn create_watcher(
     context: CallContext,
 ) -> Result<CreateWatcherResponse, ConnectError> {
     let root = validate(&envd, &request.path, request.allow_network_mounts, &context)?;
+    let open = lock(&envd.watchers.watchers).len();
+    if open >= envd.config.caps.watchers {
+        return Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!("{open} watchers are open, the most envd keeps at once; remove some first"),
+        ));
+    }
     let spec =
         WatchSpec { root, recursive: request.recursive, include_entry: request.include_entry };
     let mut watch = DirWatch::new(spec, envd.users.clone())?;

@@ -251,6 +251,32 @@ impl ProcessTable {
         }
     }
 
+    /// Refuses a new process (a terminal, with `pty`) past the caps: a program that
+    /// starts processes through envd without end gets a typed error instead of taking
+    /// every descriptor and pid of the sandbox.
+    pub fn check_room(&self, pty: bool, caps: &crate::Caps) -> Result<(), ConnectError> {
+        let running = lock(&self.running);
+        if running.len() >= caps.processes {
+            return Err(ConnectError::new(
+                dsh_proto::connect::Code::ResourceExhausted,
+                format!(
+                    "{} processes started through envd are running, the most it runs at once; wait for some to end or kill them",
+                    running.len()
+                ),
+            ));
+        }
+        let terminals = running.values().filter(|p| p.is_pty()).count();
+        if pty && terminals >= caps.terminals {
+            return Err(ConnectError::new(
+                dsh_proto::connect::Code::ResourceExhausted,
+                format!(
+                    "{terminals} terminals (PTY processes) are open, the most envd runs at once; close some first"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn insert(&self, process: Arc<ManagedProcess>) {
         lock(&self.running).insert(process.pid, process);
     }

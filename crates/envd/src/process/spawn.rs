@@ -46,6 +46,7 @@ pub fn spawn(
     envd: &Arc<Envd>,
     spec: SpawnSpec,
 ) -> Result<(Arc<ManagedProcess>, Subscription), ConnectError> {
+    envd.processes.check_room(spec.pty.is_some(), &envd.config.caps)?;
     let credentials = Credentials::for_user(&spec.user)?;
     let program = spec.config.cmd.clone();
     let args = spec.config.args.clone();

@@ -1,3 +1,4 @@
+mod caps;
 mod door;
 mod files;
 mod filesystem;
