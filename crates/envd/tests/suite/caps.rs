@@ -19,7 +19,7 @@ fn capped() -> EnvdConfig {
 fn start(config: ProcessConfig, pty: bool) -> StartRequest {
     StartRequest {
         process: Some(config),
-        pty: pty.then(|| Pty { size: Some(pty::Size { cols: 80, rows: 24 }) }),
+        pty: pty.then_some(Pty { size: Some(pty::Size { cols: 80, rows: 24 }) }),
         stdin: Some(false),
         ..Default::default()
     }
