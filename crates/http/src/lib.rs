@@ -134,10 +134,14 @@ where
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    let mut trim = Trim::default();
     loop {
         let stream = tokio::select! {
             () = &mut shutdown => break,
-            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {
+                trim.after_close(connections.len());
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(err) => {
@@ -262,4 +266,36 @@ async fn refuse(mut stream: TcpStream, max_connections: usize) {
         io::Result::Ok(())
     })
     .await;
+}
+
+/// Gives memory back to the system after a flood of connections ends. glibc keeps what a
+/// burst of connections freed (a flood of 9,000 stalled connections left the daemon at
+/// 156 MiB instead of 10); `malloc_trim` returns it. Called when few connections remain,
+/// at most once a second.
+#[derive(Default)]
+struct Trim {
+    last: Option<std::time::Instant>,
+    /// Connections closed since the last trim.
+    closed: usize,
+}
+
+impl Trim {
+    /// Connections closed (since the last trim) that make a trim worth it.
+    const WORTH_IT: usize = 256;
+    /// Open connections at most, for the flood to count as over.
+    const QUIET: usize = 64;
+
+    fn after_close(&mut self, open: usize) {
+        self.closed += 1;
+        let due = self.last.is_none_or(|last| last.elapsed() >= Duration::from_secs(1));
+        if self.closed >= Self::WORTH_IT && open <= Self::QUIET && due {
+            #[cfg(target_env = "gnu")]
+            // SAFETY: malloc_trim only releases free memory of glibc's heap.
+            unsafe {
+                libc::malloc_trim(0);
+            }
+            self.last = Some(std::time::Instant::now());
+            self.closed = 0;
+        }
+    }
 }
