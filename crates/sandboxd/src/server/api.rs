@@ -141,6 +141,23 @@ fn content_type(headers: &HeaderMap) -> Option<&str> {
     headers.get(axum::http::header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("(not text)"))
 }
 
+/// A handler's JSON body, read and checked by [`parse_body`].
+struct JsonBody<T>(T);
+
+impl<T: DeserializeOwned + Default, St: Send + Sync> axum::extract::FromRequest<St>
+    for JsonBody<T>
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &St) -> Result<Self, ApiError> {
+        let content_type = content_type(request.headers()).map(str::to_owned);
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+        parse_body(content_type.as_deref(), &bytes).map(JsonBody)
+    }
+}
+
 /// Parses and checks a control-plane request body the way its route does, with no
 /// effect: the fuzzing entry point (and a way to test validation without a daemon).
 /// `route` is `"POST /sandboxes"`, `"POST /sandboxes/{id}/timeout"`, `.../connect`,
@@ -453,8 +470,7 @@ fn new_record(
     Ok((record, timeout))
 }
 
-async fn create(State(shared): S, headers: HeaderMap, body: Bytes) -> ApiResult<Response> {
-    let body: CreateBody = parse_body(content_type(&headers), &body)?;
+async fn create(State(shared): S, JsonBody(body): JsonBody<CreateBody>) -> ApiResult<Response> {
     let (record, timeout) = new_record(&shared.config.templates, body)?;
     detached(async move {
         // A pooled sandbox has the template's default limits.
@@ -521,8 +537,10 @@ async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResul
 /// `POST /layers` `{"npm": ["pyright@1.1.414"]}`: the layer with those packages, built
 /// now if this machine has none (the request waits for the build), mounted read-only in
 /// every sandbox when the answer arrives. dsh's own API; E2B has none.
-async fn provide_layer(State(shared): S, headers: HeaderMap, body: Bytes) -> ApiResult<Response> {
-    let recipe: super::layers::Recipe = parse_body(content_type(&headers), &body)?;
+async fn provide_layer(
+    State(shared): S,
+    JsonBody(recipe): JsonBody<super::layers::Recipe>,
+) -> ApiResult<Response> {
     use super::layers::LayerError;
     match shared.layers.provide(recipe).await {
         Ok(provided) => Ok(axum::Json(provided).into_response()),
@@ -629,10 +647,8 @@ struct TimeoutBody {
 async fn connect(
     State(shared): S,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    JsonBody(body): JsonBody<TimeoutBody>,
 ) -> ApiResult<Response> {
-    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
     let timeout = timeout_secs(body.timeout)?;
     resume_or_extend(shared, id, timeout, None, true).await
 }
@@ -641,10 +657,8 @@ async fn connect(
 async fn resume(
     State(shared): S,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    JsonBody(body): JsonBody<TimeoutBody>,
 ) -> ApiResult<Response> {
-    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
     let timeout = timeout_secs(body.timeout)?;
     resume_or_extend(shared, id, timeout, body.auto_pause, false).await
 }
@@ -703,10 +717,8 @@ async fn resume_or_extend(
 async fn set_timeout(
     State(shared): S,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    JsonBody(body): JsonBody<TimeoutBody>,
 ) -> ApiResult<StatusCode> {
-    let body: TimeoutBody = parse_body(content_type(&headers), &body)?;
     let timeout = required_timeout(body.timeout)?;
     detached(async move {
         let slot = existing(&shared, &id)?;
@@ -729,10 +741,8 @@ async fn set_timeout(
 async fn update_network(
     State(shared): S,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    JsonBody(body): JsonBody<NetworkUpdate>,
 ) -> ApiResult<StatusCode> {
-    let body: NetworkUpdate = parse_body(content_type(&headers), &body)?;
     let egress = egress(body.allow_out, body.deny_out, body.allow_internet_access)?;
     if shared.config.net != crate::spec::Net::Private {
         return Err(ApiError::bad_request(format!(
