@@ -127,14 +127,19 @@ impl ControlPlane {
         &self.api_url
     }
 
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    /// A request to `path` with the API key and the default timeout (callers may set
+    /// another).
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{}{path}", self.api_url))
             .header("X-API-Key", &self.api_key)
             .timeout(self.timeout)
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder) -> Result<(u16, bytes::Bytes)> {
+    pub(crate) async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<(u16, bytes::Bytes)> {
         let response = request.send().await?;
         let status = response.status().as_u16();
         Ok((status, response.bytes().await?))

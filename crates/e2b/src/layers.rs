@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::control::ControlPlane;
 use crate::error::Error;
 use crate::sandbox::Connection;
 
@@ -84,9 +85,7 @@ pub enum LayerError {
 /// A client of one control plane's layer API.
 #[derive(Debug, Clone)]
 pub struct Layers {
-    http: reqwest::Client,
-    api_url: String,
-    api_key: String,
+    plane: ControlPlane,
 }
 
 impl Layers {
@@ -95,11 +94,7 @@ impl Layers {
         api_url: impl Into<String>,
         api_key: impl Into<String>,
     ) -> Self {
-        Self {
-            http,
-            api_url: api_url.into().trim_end_matches('/').to_owned(),
-            api_key: api_key.into(),
-        }
+        Self { plane: ControlPlane::new(http, api_url, api_key) }
     }
 
     /// The layer API of the control plane `connection` names.
@@ -108,7 +103,7 @@ impl Layers {
     }
 
     pub fn api_url(&self) -> &str {
-        &self.api_url
+        self.plane.api_url()
     }
 
     /// A layer holding the npm packages `specs` (as `npm install` takes them, e.g.
@@ -116,31 +111,20 @@ impl Layers {
     /// (up to [`PROVIDE_TIMEOUT`]); once it answers, the layer is mounted in every sandbox.
     pub async fn provide_npm(&self, specs: &[String]) -> Result<ProvidedLayer, LayerError> {
         let request = self
-            .http
-            .post(format!("{}/layers", self.api_url))
-            .header("X-API-Key", &self.api_key)
+            .plane
+            .request(reqwest::Method::POST, "/layers")
             .timeout(PROVIDE_TIMEOUT)
             .json(&serde_json::json!({ "npm": specs }));
-        let (status, body) = send(request).await?;
+        let (status, body) = self.plane.send(request).await?;
         answer(status, &body)
     }
 
     /// Every layer the daemon has.
     pub async fn list(&self) -> Result<Vec<Layer>, LayerError> {
-        let request = self
-            .http
-            .get(format!("{}/layers", self.api_url))
-            .header("X-API-Key", &self.api_key)
-            .timeout(LIST_TIMEOUT);
-        let (status, body) = send(request).await?;
+        let request = self.plane.request(reqwest::Method::GET, "/layers").timeout(LIST_TIMEOUT);
+        let (status, body) = self.plane.send(request).await?;
         answer(status, &body)
     }
-}
-
-async fn send(request: reqwest::RequestBuilder) -> Result<(u16, bytes::Bytes), Error> {
-    let response = request.send().await?;
-    let status = response.status().as_u16();
-    Ok((status, response.bytes().await?))
 }
 
 /// The typed answer, or the error its status means.
