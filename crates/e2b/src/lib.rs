@@ -30,7 +30,10 @@ pub use sandbox::{Connection, Sandbox, open_runtime};
 pub fn http_client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .tcp_nodelay(true)
-        .pool_idle_timeout(std::time::Duration::from_secs(60))
+        // Below the 30 s after which dsh-sandboxd and dsh-envd close an idle keep-alive
+        // connection: the pool drops it first, so no request is sent on one the server
+        // is closing.
+        .pool_idle_timeout(std::time::Duration::from_secs(20))
         .build()
         .map_err(|err| Error::Invalid(format!("cannot build the HTTP client: {err}")))
 }
