@@ -33,6 +33,8 @@ def server_env(state_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("E2B_")}
     env.pop("DSH_SANDBOXD_STATE", None)
     env["DSH_EMBEDDED_STATE"] = str(state_dir)
+    # A store of the test's own: each test sees a first use, whatever ran before it.
+    env["DSH_LAYER_STORE"] = str(state_dir / "layers")
     env.setdefault("RUST_LOG", "dsh=debug,warn")
     return env
 

@@ -146,6 +146,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("DSH_BACKEND", "backend.kind"),
     ("DSH_SANDBOXD_ISOLATION", "sandboxd.isolation"),
     ("DSH_SANDBOXD_NET", "sandboxd.net"),
+    ("DSH_LAYER_STORE", "sandboxd.layer_store"),
     ("DSH_SANDBOX_TEMPLATE", "sandbox.template"),
     ("DSH_SANDBOX_ID", "sandbox.sandbox_id"),
     ("DSH_SANDBOX_CWD", "sandbox.cwd"),
@@ -383,9 +384,14 @@ mod tests {
             "conflicting settings: sandboxd limits too small to run a sandbox: cpu_count 2 (at least 1), memory_mb 16 (at least 128), max_processes 4096 (at least 16)"
         );
         let dir = tempfile::tempdir().unwrap();
-        let env = |name: &str| (name == "DSH_SANDBOXD_ISOLATION").then(|| "namespaces".to_owned());
+        let env = |name: &str| match name {
+            "DSH_SANDBOXD_ISOLATION" => Some("namespaces".to_owned()),
+            "DSH_LAYER_STORE" => Some("/tmp/store".to_owned()),
+            _ => None,
+        };
         let config = Config::load(&dir.path().join("missing.toml"), None, &env).unwrap();
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Namespaces);
+        assert_eq!(config.sandboxd.layer_store, Some("/tmp/store".into()));
     }
 
     #[test]
