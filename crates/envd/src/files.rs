@@ -516,6 +516,38 @@ async fn drained(request: Request, response: Response) -> Response {
     response
 }
 
+/// Bytes of a failed upload (a full disk, say) read and dropped before answering.
+const FAILED_UPLOAD_DRAIN_LIMIT: usize = 256 << 20;
+
+/// Reads (and drops) the rest of an upload whose write failed half-way, up to
+/// [`FAILED_UPLOAD_DRAIN_LIMIT`] and for at most 10 s: answering while the client (or
+/// the daemon's proxy in front of envd) is still sending makes it see the connection
+/// break instead of the answer (a 502 instead of the 507, through the proxy).
+async fn drain_rest<S, E>(chunks: &mut S)
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
+    let drain = async {
+        let mut left = FAILED_UPLOAD_DRAIN_LIMIT;
+        while let Some(Ok(chunk)) = chunks.next().await {
+            left = left.saturating_sub(chunk.len());
+            if left == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drain).await;
+}
+
+/// An answer given before the request's body was read to its end (a write that failed
+/// half-way, say: a full disk): the connection closes after it, and says so, so that a
+/// client or proxy does not send its next request on a connection about to close (it
+/// would get no answer, "connection closed before message completed").
+fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+    response
+}
+
 async fn upload(
     State(envd): State<Arc<Envd>>,
     Query(query): Query<FileQuery>,
@@ -564,9 +596,13 @@ async fn upload(
                 "an octet-stream upload needs the path query parameter",
             );
         };
-        match write_file(&path, &user, body.into_data_stream(), &metadata).await {
+        let mut stream = body.into_data_stream();
+        match write_file(&path, &user, &mut stream, &metadata).await {
             Ok(entry) => written.push(entry),
-            Err(error) => return error.into_response(),
+            Err(error) => {
+                drain_rest(&mut stream).await;
+                return closing(error.into_response());
+            }
         }
     } else if content_type.starts_with("multipart/form-data") {
         let request = Request::from_parts(parts, body);
@@ -608,9 +644,13 @@ async fn upload(
                     &format!("path '{}' appears in more than one part", path.display()),
                 );
             }
-            match write_file(&path, &user, field, &metadata).await {
+            let mut field = field;
+            match write_file(&path, &user, &mut field, &metadata).await {
                 Ok(entry) => written.push(entry),
-                Err(error) => return error.into_response(),
+                Err(error) => {
+                    drain_rest(&mut field).await;
+                    return closing(error.into_response());
+                }
             }
         }
         if written.is_empty() {
