@@ -171,9 +171,14 @@ where
         let mut stop = stop_rx.clone();
         connections.spawn(async move {
             // The protocol is told apart by the first bytes, which hyper waits for with no
-            // timer: a client that sends nothing is dropped here.
+            // timer: a client that sends nothing is dropped here, and at once at shutdown
+            // (a connection opened ahead of need, as client pools do, is not a request).
             let mut first = [0u8; 1];
-            match tokio::time::timeout(limits.header_read_timeout, stream.peek(&mut first)).await {
+            let peeked = tokio::select! {
+                peeked = tokio::time::timeout(limits.header_read_timeout, stream.peek(&mut first)) => peeked,
+                _ = stop.changed() => return drop(permit),
+            };
+            match peeked {
                 Ok(Ok(n)) if n > 0 => {}
                 _ => return drop(permit),
             }

@@ -151,6 +151,25 @@ async fn shutdown_waits_for_the_grace_then_aborts_what_is_still_open() {
     assert!(TcpStream::connect(server.addr).await.is_err(), "still listening");
 }
 
+#[tokio::test]
+async fn shutdown_closes_a_connection_that_sent_nothing_yet_at_once() {
+    let mut server = start(Limits {
+        header_read_timeout: Duration::from_secs(10),
+        shutdown_grace: Duration::from_secs(3),
+        ..limits(8)
+    })
+    .await;
+    // What a client pool opens ahead of need: connected, not a byte sent.
+    let silent = TcpStream::connect(server.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = Instant::now();
+    let _ = server.stop.take().unwrap().send(());
+    tokio::time::timeout(Duration::from_secs(5), &mut server.task).await.unwrap().unwrap().unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(1), "shutdown waited {took:?} for a silent connection");
+    assert!(closed_after(silent).await < Duration::from_secs(1));
+}
+
 #[test]
 fn the_soft_descriptor_limit_is_raised_to_the_hard_one() {
     let raised = dsh_http::raise_open_files_limit().unwrap();
