@@ -61,6 +61,15 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let app = router(Arc::clone(&envd));
     let limits = envd.config.door.unwrap_or_else(door_limits);
+    // At shutdown the streams still open are cut at once (their clients see the
+    // connection break, as when the sandbox dies) instead of holding the graceful
+    // shutdown for its whole grace: a stream follows a command, a terminal or a watch,
+    // none of which ends by itself, and a sandbox's pause would wait out its stop grace.
+    let stopping = Arc::clone(&envd);
+    let shutdown = async move {
+        shutdown.await;
+        stopping.cut_streams();
+    };
     let result = dsh_http::serve(listener, app, limits, |_| (), shutdown).await;
     envd.processes.kill_all();
     result

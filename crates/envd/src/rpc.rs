@@ -285,9 +285,28 @@ where
         // A client that is gone cannot read the end either; nothing more to do.
         let _ = tx.send(end_stream_frame(result.err())).await;
     });
-    let stream =
-        tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<Bytes, std::convert::Infallible>);
-    streaming_response(codec, Body::from_stream(stream))
+    streaming_response(codec, Body::from_stream(cut_at_shutdown(&envd, rx)))
+}
+
+/// The stream's messages until it ends, or an error once envd shuts down: a body error
+/// aborts the response (no end of stream, the connection closes), which its client (or
+/// the sandbox daemon's proxy, which resets the client's connection) takes as the
+/// sandbox going away.
+fn cut_at_shutdown(
+    envd: &Envd,
+    rx: mpsc::Receiver<Bytes>,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    let cut = Box::pin(envd.streams_cut());
+    futures_util::stream::unfold(Some((rx, cut)), |state| async move {
+        let (mut rx, mut cut) = state?;
+        tokio::select! {
+            biased;
+            message = rx.recv() => message.map(|bytes| (Ok(bytes), Some((rx, cut)))),
+            () = &mut cut => {
+                Some((Err(std::io::Error::other("envd is shutting down")), None))
+            }
+        }
+    })
 }
 
 /// The incoming messages of a client-streaming call, decoded as they arrive.

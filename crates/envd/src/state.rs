@@ -83,6 +83,8 @@ pub struct Envd {
     pub watchers: WatcherTable,
     settings: RwLock<Settings>,
     pub(crate) cpu_sample: Mutex<Option<crate::http_api::CpuSample>>,
+    /// Set at shutdown: every response stream still open is cut.
+    cut: tokio::sync::watch::Sender<bool>,
 }
 
 impl Envd {
@@ -105,6 +107,22 @@ impl Envd {
             watchers: WatcherTable::default(),
             settings: RwLock::new(settings),
             cpu_sample: Mutex::new(None),
+            cut: tokio::sync::watch::Sender::new(false),
+        }
+    }
+
+    /// Cuts every response stream still open, and those started later (shutdown).
+    pub fn cut_streams(&self) {
+        self.cut.send_replace(true);
+    }
+
+    /// Resolves once [`Envd::cut_streams`] is called (never if it is not).
+    pub(crate) fn streams_cut(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut cut = self.cut.subscribe();
+        async move {
+            if cut.wait_for(|cut| *cut).await.is_err() {
+                std::future::pending::<()>().await;
+            }
         }
     }
 
