@@ -413,11 +413,26 @@ pub async fn pause(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Kills: stops the processes and removes the sandbox's directory and record.
+/// Kills: stops the processes and removes the sandbox's record, then its directory.
 pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     stop(slot).await;
     let record = slot.record();
-    remove_state(shared, &record.sandbox_id).await?;
+    if let Err(e) = remove_state(shared, &record.sandbox_id).await {
+        // The record goes back (a pooled sandbox never had one): a created sandbox is
+        // stopped with its files (some may be gone), so paused, and the kill may be
+        // retried; a half-made one stays `creating`, which the next start removes.
+        let (pooled, record) = {
+            let mut inner = slot.lock();
+            if inner.record.phase != Phase::Creating {
+                inner.record.phase = Phase::Paused;
+            }
+            (inner.pooled, inner.record.clone())
+        };
+        if !pooled && let Err(e) = shared.store.save(&record) {
+            tracing::error!(sandbox = %slot.id, error = %e, "restoring the record of a failed kill");
+        }
+        return Err(e);
+    }
     {
         let mut inner = slot.lock();
         inner.gone = true;
@@ -427,15 +442,17 @@ pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Removes a stopped sandbox's directory (refusing while its init lives or a mount is
-/// left) and then its record.
+/// Removes a stopped sandbox's record, then its directory (refusing while its init lives
+/// or a mount is left). In that order, a daemon that dies in between leaves a directory
+/// without a record, which its next start removes; the other way round, the next start
+/// would bring back (paused) a sandbox whose files were half removed.
 async fn remove_state(shared: &Shared, id: &str) -> anyhow::Result<()> {
     let dir = shared.store.sandbox_dir(id);
     let store = shared.store.clone();
     let id = id.to_owned();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        destroy_dir(&id, dir)?;
-        store.remove(&id).context("removing the sandbox record")
+        store.remove(&id).context("removing the sandbox record")?;
+        destroy_dir(&id, dir)
     })
     .await
     .context("the destroy task panicked")?

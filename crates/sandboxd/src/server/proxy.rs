@@ -238,6 +238,7 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
     {
         parts.headers.insert(header::HOST, authority);
     }
+    let client_http1 = parts.version < axum::http::Version::HTTP_2;
     parts.version = axum::http::Version::HTTP_11;
     if let Some(path) = parts.uri.path_and_query().cloned() {
         parts.uri = path.into();
@@ -256,7 +257,19 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
                 tokio::spawn(splice(client, upstream));
             }
             let (mut parts, body) = response.into_parts();
+            // A sandbox that closes the connection after this answer has not read the
+            // whole request (an upload refused half-way): the client's connection, whose
+            // body the daemon stops forwarding, closes after it too, and says so.
+            let closes = parts
+                .headers
+                .get_all(header::CONNECTION)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")));
             strip_hop_by_hop(&mut parts.headers, upgraded);
+            if closes && client_http1 {
+                parts.headers.insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            }
             let body = match client_socket {
                 Some(socket) => Body::new(ResetOnError { inner: body, socket }),
                 None => Body::new(body),
@@ -316,14 +329,57 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let mut sender = connect(to).await?;
-    Ok(sender.send_request(request).await?)
+    let mut kept = connect(to).await?;
+    Ok(kept.sender.send_request(request).await?)
 }
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Idle connections kept per sandbox port.
 const IDLE_PER_PORT: usize = 8;
+
+/// A connection to a sandbox port: hyper's handle, and a duplicate of its socket to look
+/// at before the connection is used again.
+pub struct Kept<B> {
+    sender: hyper::client::conn::http1::SendRequest<B>,
+    socket: std::os::fd::OwnedFd,
+}
+
+impl<B> Kept<B> {
+    /// Whether the connection may still carry requests: hyper has not closed it and, if
+    /// it is between exchanges, neither has the sandbox.
+    fn open(&self) -> bool {
+        if self.sender.is_closed() {
+            return false;
+        }
+        !self.sender.is_ready() || !self.closed_by_peer()
+    }
+
+    /// Whether the sandbox side closed the connection (or sent bytes nobody asked for)
+    /// since its last exchange ended: a live idle connection has nothing to read. hyper
+    /// notices a close only once its connection task runs again; a request sent before
+    /// that meets the close ("connection closed before message completed") and cannot be
+    /// sent again. envd closes a connection right after answering a request whose body
+    /// it did not read (a 507 for an upload to a full disk, say).
+    fn closed_by_peer(&self) -> bool {
+        let mut byte = 0u8;
+        // SAFETY: recv(2) into one byte we own, on a socket we hold; it only peeks.
+        let peeked = unsafe {
+            libc::recv(
+                std::os::fd::AsRawFd::as_raw_fd(&self.socket),
+                (&raw mut byte).cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        let nothing_to_read = peeked < 0
+            && matches!(
+                std::io::Error::last_os_error().raw_os_error(),
+                Some(libc::EAGAIN | libc::EINTR)
+            );
+        !nothing_to_read
+    }
+}
 
 /// Like [`send`], over a kept-alive connection to the port when one is idle: making a
 /// connection in a sandbox's namespace costs a thread and a handshake, which would
@@ -338,15 +394,15 @@ async fn send_pooled(
     let idle = {
         let mut inner = slot.lock();
         let idle = inner.idle.entry(to.port).or_default();
-        idle.retain(|sender| !sender.is_closed());
         // Ready means the previous response's body was read to its end; the others stay
         // (dropping one would end its response still streaming).
-        idle.iter().rposition(|sender| sender.is_ready()).map(|at| idle.remove(at))
+        idle.retain(Kept::open);
+        idle.iter().rposition(|kept| kept.sender.is_ready()).map(|at| idle.remove(at))
     };
     let request = match idle {
-        Some(mut sender) => match sender.try_send_request(request).await {
+        Some(mut kept) => match kept.sender.try_send_request(request).await {
             Ok(response) => {
-                keep(slot, to.port, sender);
+                keep(slot, to.port, kept);
                 return Ok(response);
             }
             Err(mut failed) => match failed.take_message() {
@@ -356,41 +412,40 @@ async fn send_pooled(
         },
         None => request,
     };
-    let mut sender = connect(to).await?;
-    let response = sender.send_request(request).await?;
-    keep(slot, to.port, sender);
+    let mut kept = connect(to).await?;
+    let response = kept.sender.send_request(request).await?;
+    keep(slot, to.port, kept);
     Ok(response)
 }
 
-fn keep(
-    slot: &super::registry::Slot,
-    port: u16,
-    sender: hyper::client::conn::http1::SendRequest<Body>,
-) {
+fn keep(slot: &super::registry::Slot, port: u16, kept: Kept<Body>) {
     let mut inner = slot.lock();
     if inner.envd.is_none() {
         return; // stopped meanwhile
     }
     let idle = inner.idle.entry(port).or_default();
+    // Closed ones go (each holds a duplicate of its socket).
+    idle.retain(|kept| !kept.sender.is_closed());
     if idle.len() < IDLE_PER_PORT {
-        idle.push(sender);
+        idle.push(kept);
     }
 }
 
-async fn connect<B>(to: &Port) -> Result<hyper::client::conn::http1::SendRequest<B>, BoxError>
+async fn connect<B>(to: &Port) -> Result<Kept<B>, BoxError>
 where
     B: hyper::body::Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
     let stream = to.reach.connect(to.port).await?;
+    let socket = std::os::fd::AsFd::as_fd(&stream).try_clone_to_owned()?;
     let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     tokio::spawn(async move {
         if let Err(e) = conn.with_upgrades().await {
             tracing::debug!(error = %e, "a sandbox connection ended with an error");
         }
     });
-    Ok(sender)
+    Ok(Kept { sender, socket })
 }
 
 /// Removes hop-by-hop headers; an upgrade keeps `Connection` and `Upgrade`, which are how

@@ -103,10 +103,7 @@ pub struct Inner {
     pub network: Option<super::network::Attached>,
     /// Kept-alive connections to its ports (see `proxy::send_pooled`), dropped when it
     /// stops.
-    pub idle: std::collections::HashMap<
-        u16,
-        Vec<hyper::client::conn::http1::SendRequest<axum::body::Body>>,
-    >,
+    pub idle: std::collections::HashMap<u16, Vec<super::proxy::Kept<axum::body::Body>>>,
     /// Its metrics samples (kept while it lives; see `metrics.rs`).
     pub metrics: super::metrics::Series,
 }
@@ -165,20 +162,26 @@ impl Store {
     }
 
     /// Writes the record atomically (temporary file + rename), mode 0600: it holds the
-    /// envd access token.
+    /// envd access token. A failure (a full disk) removes the temporary file and names it.
     pub fn save(&self, record: &Record) -> io::Result<()> {
         let path = self.record_path(&record.sandbox_id);
         let tmp = self.root.join(format!(".{}.json.tmp", record.sandbox_id));
         let data = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        file.write_all(&data)?;
-        file.sync_data()?;
-        fs::rename(&tmp, &path)
+        let written = (|| {
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            file.write_all(&data)?;
+            file.sync_data()?;
+            fs::rename(&tmp, &path)
+        })();
+        written.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            io::Error::new(e.kind(), format!("writing the sandbox record {}: {e}", tmp.display()))
+        })
     }
 
     pub fn remove(&self, id: &str) -> io::Result<()> {

@@ -177,6 +177,44 @@ pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
     }
 }
 
+/// Starts the `dsh-sandboxd` binary on a free port over `state`, with `envd` as its envd
+/// and `extra` arguments; returns it with a client once it answers `/health`.
+pub async fn spawn_daemon_with(
+    state: &Path,
+    envd: &Path,
+    extra: &[&str],
+) -> (std::process::Child, Client) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let child = std::process::Command::new(daemon_binary())
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--state-dir"])
+        .arg(state)
+        .arg("--envd")
+        .arg(envd)
+        .arg("--init")
+        .arg(init_binary())
+        .args(extra)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let key_file = state.join("api-key");
+    let base = format!("http://127.0.0.1:{port}");
+    wait_until("the daemon to listen", Duration::from_secs(10), async || {
+        key_file.exists() && reqwest::get(format!("{base}/health")).await.is_ok()
+    })
+    .await;
+    let client = Client::new(&base, std::fs::read_to_string(&key_file).unwrap().trim());
+    (child, client)
+}
+
+/// [`spawn_daemon_with`] the real envd and no extra arguments.
+pub async fn spawn_daemon(state: &Path) -> (std::process::Child, Client) {
+    spawn_daemon_with(state, &envd_binary(), &[]).await
+}
+
 pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMut() -> bool) {
     let deadline = Instant::now() + timeout;
     while !check().await {
@@ -204,7 +242,7 @@ impl Client {
     }
 
     pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
-        self.call_with_key(method, path, body, Some(&self.api_key)).await
+        self.try_call(method, path, body).await.unwrap()
     }
 
     pub async fn call_with_key(
@@ -214,6 +252,26 @@ impl Client {
         body: Option<Value>,
         key: Option<&str>,
     ) -> Reply {
+        self.try_call_with_key(method, path, body, key).await.unwrap()
+    }
+
+    /// Like [`Client::call`], with a transport failure (no answer) as the error.
+    pub async fn try_call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Reply, reqwest::Error> {
+        self.try_call_with_key(method, path, body, Some(&self.api_key)).await
+    }
+
+    async fn try_call_with_key(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        key: Option<&str>,
+    ) -> Result<Reply, reqwest::Error> {
         let mut request = self.http.request(method, format!("{}{path}", self.base));
         if let Some(key) = key {
             request = request.header("X-API-Key", key);
@@ -221,10 +279,10 @@ impl Client {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.unwrap();
+        let response = request.send().await?;
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response.bytes().await.unwrap();
+        let bytes = response.bytes().await?;
         let body = if bytes.is_empty() {
             Value::Null
         } else {
@@ -232,7 +290,7 @@ impl Client {
                 panic!("{status}: not JSON ({e}): {}", String::from_utf8_lossy(&bytes))
             })
         };
-        Reply { status, headers, body }
+        Ok(Reply { status, headers, body })
     }
 
     pub async fn create(&self, body: Value) -> Value {
@@ -241,7 +299,7 @@ impl Client {
         reply.body
     }
 
-    fn envd(&self, sandbox: &Value, method: Method, path: &str) -> reqwest::RequestBuilder {
+    pub fn envd(&self, sandbox: &Value, method: Method, path: &str) -> reqwest::RequestBuilder {
         let mut request = self
             .http
             .request(method, format!("{}{path}", self.base))
@@ -310,7 +368,10 @@ impl Client {
             .send()
             .await
             .unwrap();
-        assert_eq!(response.status(), StatusCode::OK);
+        let status = response.status();
+        if status != StatusCode::OK {
+            panic!("process.Process/Start: {status}: {}", response.text().await.unwrap());
+        }
         let bytes = response.bytes().await.unwrap();
         let (mut stdout, mut stderr, mut code, mut rest) =
             (Vec::new(), Vec::new(), None, &bytes[..]);

@@ -1,15 +1,12 @@
 //! State across daemon restarts: a clean shutdown pauses every sandbox, a crash leaves
 //! them running and the next start kills and pauses them; half-made sandboxes go.
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::harness::{
-    Client, Harness, config, daemon_binary, envd_binary, init_binary, wait_until,
-};
+use super::harness::{Client, Harness, config, spawn_daemon, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_pauses_and_restart_brings_sandboxes_back_paused() {
@@ -78,33 +75,6 @@ async fn shutdown_pauses_and_restart_brings_sandboxes_back_paused() {
         );
         h.assert_no_leftovers(id, init);
     }
-}
-
-/// Starts the `dsh-sandboxd` binary on a free port; returns it with a client.
-async fn spawn_daemon(state: &std::path::Path) -> (std::process::Child, Client) {
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let child = Command::new(daemon_binary())
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--state-dir"])
-        .arg(state)
-        .arg("--envd")
-        .arg(envd_binary())
-        .arg("--init")
-        .arg(init_binary())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let key_file = state.join("api-key");
-    let base = format!("http://127.0.0.1:{port}");
-    wait_until("the daemon to listen", Duration::from_secs(10), async || {
-        key_file.exists() && reqwest::get(format!("{base}/health")).await.is_ok()
-    })
-    .await;
-    let client = Client::new(&base, std::fs::read_to_string(&key_file).unwrap().trim());
-    (child, client)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
