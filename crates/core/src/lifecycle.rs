@@ -26,6 +26,9 @@ pub enum EndReason {
     Cancelled,
     /// `terminate()` was called.
     Terminated,
+    /// The backend lost the process ([`RawExit::lost`]): its sandbox went away or the
+    /// connection to it broke. How it ended is unknown (it is gone with its sandbox).
+    Lost,
 }
 
 /// How a process ended.
@@ -157,6 +160,7 @@ async fn supervise(
     let duration = started.elapsed();
     let drain = all_closed(&supervision.outputs);
     let _ = tokio::time::timeout(OUTPUT_DRAIN, drain).await;
+    let reason = if raw.lost { EndReason::Lost } else { reason };
     status_tx.send_replace(Some(ExitStatus {
         code: raw.code,
         signal: raw.signal,

@@ -137,6 +137,9 @@ impl Signal {
 pub struct RawExit {
     pub code: Option<i32>,
     pub signal: Option<i32>,
+    /// The backend lost the process: its sandbox went away (killed, paused) or the
+    /// connection to it broke before the end was reported. How it ended is unknown.
+    pub lost: bool,
 }
 
 /// A subprocess error. Each variant says what the caller can do about it.
@@ -323,7 +326,7 @@ mod tests {
                 let dies = signal == Signal::Kill || (signal == Signal::Term && !self.ignore_term);
                 if dies {
                     // Like a real process, it exits once.
-                    let raw = RawExit { code: None, signal: Some(signal.number()) };
+                    let raw = RawExit { code: None, signal: Some(signal.number()), lost: false };
                     self.exit
                         .send_if_modified(|exit| exit.is_none() && exit.replace(raw).is_none());
                 }
@@ -382,7 +385,7 @@ mod tests {
     #[tokio::test]
     async fn dropping_a_finished_process_kills_its_leftovers() {
         let (process, control) = fake(false, &spec());
-        control.exit.send_replace(Some(RawExit { code: Some(0), signal: None }));
+        control.exit.send_replace(Some(RawExit { code: Some(0), signal: None, lost: false }));
         assert!(process.wait().await.success());
         assert!(control.signals.lock().unwrap().is_empty());
         drop(process);

@@ -535,9 +535,9 @@ mod libc_like {
 
 fn raw_exit(exit: &crate::envd::ExitInfo) -> RawExit {
     if exit.exited {
-        RawExit { code: Some(exit.exit_code), signal: None }
+        RawExit { code: Some(exit.exit_code), signal: None, lost: false }
     } else {
-        RawExit { code: None, signal: signal_number(&exit.status) }
+        RawExit { code: None, signal: signal_number(&exit.status), lost: false }
     }
 }
 
@@ -603,8 +603,7 @@ async fn pump(
     stderr: Option<OutputBuffer>,
     exit: watch::Sender<Option<RawExit>>,
 ) {
-    let mut end = RawExit::default();
-    loop {
+    let end = loop {
         match stream.next().await {
             Ok(Some(ProcessOutput::Stdout(bytes) | ProcessOutput::Pty(bytes))) => {
                 if let Some(stdout) = &stdout {
@@ -616,15 +615,12 @@ async fn pump(
                     stderr.push(&bytes);
                 }
             }
-            Ok(Some(ProcessOutput::End(info))) => {
-                end = raw_exit(&info);
-                break;
-            }
-            // The stream broke (sandbox gone): the process is lost to us; report an
-            // unknown end rather than hang.
-            Ok(None) | Err(_) => break,
+            Ok(Some(ProcessOutput::End(info))) => break raw_exit(&info),
+            // The stream broke (sandbox gone): the process is lost to us; report that
+            // rather than hang.
+            Ok(None) | Err(_) => break RawExit { lost: true, ..RawExit::default() },
         }
-    }
+    };
     for buffer in [stdout, stderr].into_iter().flatten() {
         buffer.close();
     }
@@ -864,8 +860,7 @@ impl Terminals for SandboxBackend {
             let (output_tx, output_rx) = mpsc::channel(TERMINAL_QUEUE);
             let (exit_tx, exit_rx) = watch::channel(None);
             tokio::spawn(async move {
-                let mut end = RawExit::default();
-                loop {
+                let end = loop {
                     match stream.next().await {
                         Ok(Some(
                             ProcessOutput::Pty(bytes)
@@ -875,13 +870,11 @@ impl Terminals for SandboxBackend {
                             // A consumer that went away still lets the stream drain to the end.
                             let _ = output_tx.send(bytes).await;
                         }
-                        Ok(Some(ProcessOutput::End(info))) => {
-                            end = raw_exit(&info);
-                            break;
-                        }
-                        Ok(None) | Err(_) => break,
+                        Ok(Some(ProcessOutput::End(info))) => break raw_exit(&info),
+                        // The stream broke (sandbox gone): the shell is lost to us.
+                        Ok(None) | Err(_) => break RawExit { lost: true, ..RawExit::default() },
                     }
-                }
+                };
                 drop(output_tx);
                 let _ = exit_tx.send(Some(end));
             });

@@ -149,31 +149,36 @@ pub(crate) async fn find_program(
     fs: &dyn dsh_core::Fs,
     program: &str,
     path: &str,
-) -> Option<std::path::PathBuf> {
+) -> Result<Option<std::path::PathBuf>, dsh_core::FsError> {
+    use dsh_core::{FileKind, FsError};
+    // A sandbox that cannot be reached is not a missing program.
+    let unless_unavailable = |err: FsError| match err {
+        FsError::Unavailable(_) => Err(err),
+        _ => Ok(()),
+    };
     if program.contains('/') {
         let candidate = std::path::PathBuf::from(program);
         return match fs.stat(&candidate).await {
-            Ok(meta) if meta.kind == dsh_core::FileKind::File => Some(candidate),
-            _ => None,
+            Ok(meta) if meta.kind == FileKind::File => Ok(Some(candidate)),
+            Ok(_) => Ok(None),
+            Err(err) => unless_unavailable(err).map(|()| None),
         };
     }
     for dir in path.split(':').filter(|d| d.starts_with('/')) {
         let candidate = std::path::Path::new(dir).join(program);
         // `lstat` first: cheap, and `stat` of a regular file may hash it whole.
-        if let Ok(meta) = fs.lstat(&candidate).await {
-            match meta.kind {
-                dsh_core::FileKind::File => return Some(candidate),
-                dsh_core::FileKind::Symlink => {
-                    if matches!(fs.stat(&candidate).await, Ok(m) if m.kind == dsh_core::FileKind::File)
-                    {
-                        return Some(candidate);
-                    }
-                }
-                _ => {}
-            }
+        match fs.lstat(&candidate).await {
+            Ok(meta) if meta.kind == FileKind::File => return Ok(Some(candidate)),
+            Ok(meta) if meta.kind == FileKind::Symlink => match fs.stat(&candidate).await {
+                Ok(meta) if meta.kind == FileKind::File => return Ok(Some(candidate)),
+                Ok(_) => {}
+                Err(err) => unless_unavailable(err)?,
+            },
+            Ok(_) => {}
+            Err(err) => unless_unavailable(err)?,
         }
     }
-    None
+    Ok(None)
 }
 
 impl Connection {
@@ -273,7 +278,11 @@ impl Connection {
             Some(Failure::Invalid(detail)) => LspError::InvalidMessage { server, detail },
             Some(Failure::Overflow(skipped)) => LspError::OutputOverflow { server, skipped },
             Some(Failure::Exited) | None => {
-                let detail = match self.process.try_wait() {
+                let status = self.process.try_wait();
+                if status.is_some_and(|status| status.reason == dsh_core::EndReason::Lost) {
+                    return LspError::ServerLost { server };
+                }
+                let detail = match status {
                     Some(status) => match (status.code, status.signal) {
                         (Some(code), _) => format!("exit code {code}"),
                         (_, Some(signal)) => format!("killed by signal {signal}"),

@@ -452,7 +452,7 @@ impl LspEngine {
                 slot.server.name
             )));
         }
-        let program = match self.find_installed(&slot.server, &program_name, &path).await {
+        let program = match self.find_installed(&slot.server, &program_name, &path).await? {
             Some(program) => program,
             None => self.provision(&slot.server, &program_name, &path, progress).await?,
         };
@@ -476,16 +476,16 @@ impl LspEngine {
         server: &ServerConfig,
         program: &str,
         path: &str,
-    ) -> Option<PathBuf> {
+    ) -> Result<Option<PathBuf>, LspError> {
         let cached =
             self.cached_bins.lock().unwrap_or_else(|p| p.into_inner()).get(&server.name).cloned();
         if let Some(bin) = cached {
             let dir = bin.to_string_lossy();
-            if let Some(found) = find_program(self.fs.as_ref(), program, &dir).await {
-                return Some(found);
+            if let Some(found) = find_program(self.fs.as_ref(), program, &dir).await? {
+                return Ok(Some(found));
             }
         }
-        find_program(self.fs.as_ref(), program, path).await
+        Ok(find_program(self.fs.as_ref(), program, path).await?)
     }
 
     /// What a user runs in the sandbox to install the server by hand.
@@ -532,7 +532,7 @@ impl LspEngine {
             }
         };
         // Another request may have installed it while this one waited.
-        if let Some(found) = self.find_installed(server, program, path).await {
+        if let Some(found) = self.find_installed(server, program, path).await? {
             return Ok(found);
         }
         let failed = |detail: String| LspError::InstallFailed {
@@ -551,7 +551,7 @@ impl LspEngine {
             if let Some(provided) = provided {
                 let found =
                     find_program(self.fs.as_ref(), program, &provided.bin.to_string_lossy())
-                        .await
+                        .await?
                         .ok_or_else(|| {
                             failed(format!(
                                 "the server cache provided {} without {program}",
@@ -619,7 +619,7 @@ impl LspEngine {
             &format!("installed {label} in the sandbox in {} s", started.elapsed().as_secs()),
         );
         tracing::info!(server = %server.name, "language server installed");
-        find_program(self.fs.as_ref(), program, path).await.ok_or_else(|| {
+        find_program(self.fs.as_ref(), program, path).await?.ok_or_else(|| {
             failed(format!("npm succeeded but {program} is not on the search PATH {path}"))
         })
     }

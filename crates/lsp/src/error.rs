@@ -46,6 +46,12 @@ pub enum LspError {
     /// The server exited (after one restart, if it crashed again). `stderr` is its tail.
     #[error("language server {server} exited: {detail}{}", stderr_suffix(stderr))]
     ServerExited { server: String, detail: String, stderr: String },
+    /// The server's sandbox went away under it (killed, paused, unreachable). It is not
+    /// restarted: the next request starts one once the sandbox is back.
+    #[error(
+        "language server {server} was lost: its sandbox went away (killed, paused or unreachable)"
+    )]
+    ServerLost { server: String },
     /// The server did not answer in time. The request was cancelled; if the server did
     /// not acknowledge the cancellation either, it was stopped and will be restarted on
     /// the next request. Retrying may help if the server was still indexing.
@@ -92,6 +98,21 @@ pub enum LspError {
     Disposed,
 }
 
+impl LspError {
+    /// Whether the sandbox is gone or unreachable (rather than the server or the request
+    /// being at fault): retrying helps only once the sandbox is back.
+    pub fn is_unavailable(&self) -> bool {
+        use dsh_core::{FsError, ProcessError};
+        match self {
+            Self::ServerLost { .. } | Self::Fs(FsError::Unavailable(_)) => true,
+            Self::SpawnFailed { source, .. } | Self::Process { source, .. } => {
+                matches!(source, ProcessError::Unavailable(_))
+            }
+            _ => false,
+        }
+    }
+}
+
 fn stderr_suffix(stderr: &str) -> String {
     if stderr.trim().is_empty() { String::new() } else { format!("; stderr: {}", stderr.trim()) }
 }
@@ -103,6 +124,7 @@ impl LspError {
         matches!(
             self,
             Self::ServerExited { .. }
+                | Self::ServerLost { .. }
                 | Self::Protocol { .. }
                 | Self::InvalidMessage { .. }
                 | Self::OutputOverflow { .. }

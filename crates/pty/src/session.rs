@@ -135,6 +135,9 @@ pub struct SendOutcome {
     pub running: bool,
 }
 
+/// How long a session whose output closed waits for its shell's exit status.
+const ENDED_WAIT: Duration = Duration::from_secs(2);
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SessionError {
     /// Another send is in progress on this session; wait for it (or read) first.
@@ -143,6 +146,12 @@ pub enum SessionError {
     /// The session's shell has exited; open a new one.
     #[error("session {0} has exited")]
     Exited(String),
+    /// The session's sandbox went away under it (killed, paused, unreachable): how its
+    /// shell ended is unknown. Open a new session once the sandbox is back.
+    #[error(
+        "session {0} was lost: its sandbox went away (killed, paused or unreachable); open a new one with terminal_open once the sandbox is back"
+    )]
+    Lost(String),
     /// The terminal backend failed (sandbox gone); the message says how.
     #[error("terminal error: {0}")]
     Terminal(String),
@@ -209,6 +218,19 @@ impl Session {
         self.terminal.try_wait().is_none() && !lock(&self.view).closed
     }
 
+    /// Why a session that is not running ended: its shell exited, or it was lost with its
+    /// sandbox. The exit status follows the closed output within moments; without it
+    /// the session counts as exited.
+    async fn ended(&self) -> SessionError {
+        let status = tokio::time::timeout(ENDED_WAIT, self.terminal.wait()).await;
+        match status {
+            Ok(status) if status.reason == dsh_core::EndReason::Lost => {
+                SessionError::Lost(self.id.clone())
+            }
+            _ => SessionError::Exited(self.id.clone()),
+        }
+    }
+
     pub fn viewport(&self) -> String {
         lock(&self.view).screen.text()
     }
@@ -254,7 +276,7 @@ impl Session {
     ) -> Result<SendOutcome, SessionError> {
         let _turn = self.send_lock.try_lock().map_err(|_| SessionError::Busy(self.id.clone()))?;
         if !self.running() {
-            return Err(SessionError::Exited(self.id.clone()));
+            return Err(self.ended().await);
         }
         let (markers_before, first_line) = {
             let view = lock(&self.view);
@@ -305,6 +327,13 @@ impl Session {
                 break WaitReason::Timeout;
             }
         };
+        if reason == WaitReason::SessionExit
+            && let SessionError::Lost(id) = self.ended().await
+        {
+            // Not an exit: the send's command, the shell and the screen are gone with
+            // the sandbox.
+            return Err(SessionError::Lost(id));
+        }
         let mut view = lock(&self.view);
         let window = view.scrollback.range(first_line, u64::MAX);
         Ok(SendOutcome {

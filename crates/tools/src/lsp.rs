@@ -43,6 +43,9 @@ pub(crate) struct LspArgs {
 }
 
 fn lsp_error(err: LspError) -> ToolError {
+    if err.is_unavailable() {
+        return ToolError::Unavailable(err.to_string());
+    }
     match err {
         LspError::InvalidPosition { .. }
         | LspError::UnknownLanguage { .. }

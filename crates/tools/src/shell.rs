@@ -162,6 +162,7 @@ fn reason_name(reason: EndReason) -> &'static str {
         EndReason::TimedOut => "timed_out",
         EndReason::Cancelled => "cancelled",
         EndReason::Terminated => "terminated",
+        EndReason::Lost => "lost",
     }
 }
 
@@ -184,7 +185,16 @@ fn describe_end(status: &ExitStatus) -> String {
         EndReason::Cancelled => format!("cancelled after {} ({how})", seconds(status.duration)),
         EndReason::Terminated => format!("terminated after {} ({how})", seconds(status.duration)),
         EndReason::Exited => format!("{how} · {}", seconds(status.duration)),
+        EndReason::Lost => lost(status),
     }
+}
+
+/// A process whose sandbox went away under it (killed, paused, unreachable).
+fn lost(status: &ExitStatus) -> String {
+    format!(
+        "lost after {}: the sandbox went away (killed, paused or unreachable) while it ran",
+        seconds(status.duration)
+    )
 }
 
 fn status_value(status: &ExitStatus) -> Value {
@@ -280,6 +290,12 @@ async fn bash(
     }
 
     let status = process.wait().await;
+    if status.reason == EndReason::Lost {
+        return Err(ToolError::Unavailable(
+            "the command was lost: its sandbox went away (killed, paused or unreachable) while it ran"
+                .to_owned(),
+        ));
+    }
     let stdout = process.stdout().snapshot();
     let stderr = process.stderr().snapshot();
     let truncated = stdout.truncated() || stderr.truncated();

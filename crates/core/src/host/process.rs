@@ -158,7 +158,7 @@ fn spawn(spec: &SpawnSpec) -> Result<ProcessParts, ProcessError> {
     let (exit_tx, exit) = watch::channel(None);
     tokio::spawn(async move {
         let raw = match child.wait().await {
-            Ok(status) => RawExit { code: status.code(), signal: status.signal() },
+            Ok(status) => RawExit { code: status.code(), signal: status.signal(), lost: false },
             Err(_) => RawExit::default(),
         };
         exit_tx.send_replace(Some(raw));
