@@ -16,8 +16,9 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use crate::frame::{RunnerFrame, VERSION, encode_line};
 use crate::lossless::JsValue;
-use crate::wire::{FrameReader, RunnerFrame, VERSION, encode_line};
+use crate::wire::FrameReader;
 use crate::{
     AbortSignal, CodeError, Limits, Location, RUNNER_SOURCE, RunError, RunErrorKind, RunOutcome,
     RunRequest, StripError, StripErrorKind, ToolCallFailure, ToolDispatcher, strip_types,
@@ -128,9 +129,9 @@ struct Runner {
 }
 
 impl Runner {
-    /// Kills the runner's whole process group and waits for it.
-    async fn kill(self) {
-        let _ = self.process.terminate().await;
+    /// Kills the runner's whole process group and waits for it; says how it ended.
+    async fn kill(self) -> dsh_core::ExitStatus {
+        self.process.terminate().await
     }
 
     async fn send(&self, json: &str, limit: Duration) -> Result<(), String> {
@@ -369,7 +370,7 @@ impl CodeEngine {
         let run_id = state.next_run;
         state.next_run += 1;
         let (outcome, runner) =
-            self.drive(runner, run_id, &code, limits, request.abort, tools).await;
+            self.drive(runner, run_id, &code, limits, request.abort, tools).await?;
         match runner {
             Some(runner) => state.runner = Some(runner),
             None => state.runner = None,
@@ -377,7 +378,8 @@ impl CodeEngine {
         Ok(outcome)
     }
 
-    /// Drives one run; returns the runner when it is still good.
+    /// Drives one run; returns the runner when it is still good. A runner lost with its
+    /// sandbox is no outcome of the program's: that is [`CodeError::Lost`].
     async fn drive(
         &self,
         mut runner: Runner,
@@ -386,7 +388,7 @@ impl CodeEngine {
         limits: Limits,
         abort: Option<AbortSignal>,
         tools: Arc<dyn ToolDispatcher>,
-    ) -> (RunOutcome, Option<Runner>) {
+    ) -> Result<(RunOutcome, Option<Runner>), CodeError> {
         let names: Vec<String> =
             tools.tools().into_iter().map(|t| t.name).filter(|n| n != "run_code").collect();
         let known: HashSet<&str> = names.iter().map(String::as_str).collect();
@@ -404,9 +406,11 @@ impl CodeEngine {
             },
         });
         if let Err(message) = runner.send(&run_frame.to_string(), write_limit).await {
+            if runner.kill().await.reason == dsh_core::EndReason::Lost {
+                return Err(CodeError::Lost);
+            }
             outcome.error = Some(RunError::new(RunErrorKind::WorkerExit, message));
-            runner.kill().await;
-            return (outcome, None);
+            return Ok((outcome, None));
         }
 
         let wall_deadline = Instant::now() + limits.wall;
@@ -484,7 +488,7 @@ impl CodeEngine {
                                     Phase::Stopping { error, .. } => (Some(error), false),
                                     Phase::Running => (Some(RunError::new(
                                         RunErrorKind::WorkerExit,
-                                        format!("the code runner exited ({status:?})"),
+                                        format!("the code runner exited ({})", ended(&status)),
                                     )), false),
                                 };
                             }
@@ -643,15 +647,26 @@ impl CodeEngine {
             outcome.value = None;
         }
         if keep {
-            (outcome, Some(runner))
+            Ok((outcome, Some(runner)))
+        } else if runner.kill().await.reason == dsh_core::EndReason::Lost {
+            // The sandbox went away under the run: whatever it reached is unknown.
+            Err(CodeError::Lost)
         } else {
-            runner.kill().await;
-            (outcome, None)
+            Ok((outcome, None))
         }
     }
 }
 
 const DISPOSED: &str = "the code engine was disposed";
+
+/// How a process ended, in words.
+fn ended(status: &dsh_core::ExitStatus) -> String {
+    match (status.code, status.signal) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "no exit status".to_owned(),
+    }
+}
 
 fn reply_error(run_id: u64, id: u64, message: &str) -> String {
     format!(

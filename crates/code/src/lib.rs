@@ -29,11 +29,14 @@ pub use dsh_core::BoxFuture;
 use dsh_core::CancellationToken;
 
 mod engine;
+mod frame;
 pub mod lossless;
 pub mod strip;
 mod wire;
 
 pub use engine::{CodeConfig, CodeEngine, RunnerScript};
+#[doc(hidden)]
+pub use frame::decode_runner_line;
 pub use lossless::{JsString, JsValue, LosslessError};
 pub use strip::{StripError, StripErrorKind, strip_types};
 
@@ -240,4 +243,8 @@ pub enum CodeError {
     /// The engine was disposed.
     #[error("the code engine was disposed")]
     Disposed,
+    /// The runner's sandbox went away under the run (killed, paused, unreachable): how
+    /// far the program got is unknown. Run it again once the sandbox is back.
+    #[error("the code runner was lost: its sandbox went away (killed, paused or unreachable)")]
+    Lost,
 }

@@ -1,95 +1,12 @@
 //! Frames between the host and the runner: one `base64(UTF-8 JSON)` per line.
 //!
-//! Everything the runner says is untrusted: [`FrameReader`] bounds every line, checks
-//! the base64 alphabet, UTF-8 and the JSON schema (unknown kinds and fields refused),
-//! and reports any problem as a [`Violation`].
+//! Everything the runner says is untrusted: [`FrameReader`] bounds every line and hands
+//! each one to [`crate::frame`], which checks the base64 alphabet, UTF-8 and the JSON
+//! schema (unknown kinds and fields refused); any problem is a [`Violation`].
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use dsh_core::OutputBuffer;
-use serde::{Deserialize, Deserializer};
 
-use crate::lossless::RawJson;
-
-/// The protocol version in `boot`.
-pub(crate) const VERSION: u32 = 1;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FrameError {
-    pub kind: String,
-    pub message: String,
-}
-
-fn some_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RawJson>, D::Error> {
-    RawJson::deserialize(d).map(Some)
-}
-
-/// A frame from the runner.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "k", deny_unknown_fields)]
-pub(crate) enum RunnerFrame {
-    #[serde(rename = "boot")]
-    Boot {
-        v: u32,
-        #[allow(dead_code)]
-        pid: u32,
-        sha: String,
-    },
-    #[serde(rename = "call")]
-    Call { run: u64, id: u64, tool: String, args: RawJson },
-    #[serde(rename = "log")]
-    Log { run: u64, text: String },
-    #[serde(rename = "output-limit")]
-    OutputLimit { run: u64 },
-    #[serde(rename = "done")]
-    Done {
-        run: u64,
-        ok: bool,
-        #[serde(default, deserialize_with = "some_raw")]
-        value: Option<RawJson>,
-        #[serde(default)]
-        error: Option<FrameError>,
-    },
-    #[serde(rename = "fatal")]
-    Fatal { message: String },
-}
-
-/// Why the runner's output was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum Violation {
-    #[error("a frame is over the {0}-byte cap")]
-    Oversize(usize),
-    #[error("the runner flooded its output ({0} bytes dropped unread)")]
-    Flood(u64),
-    #[error("the output ended inside a frame ({0} bytes without a newline)")]
-    Truncated(usize),
-    #[error("a frame is not base64: {0}")]
-    Base64(String),
-    #[error("a frame is not UTF-8")]
-    Utf8,
-    #[error("a frame does not validate: {0}")]
-    Schema(String),
-}
-
-/// Encodes one host → runner frame line.
-pub(crate) fn encode_line(json: &str) -> Vec<u8> {
-    let mut line = STANDARD.encode(json.as_bytes()).into_bytes();
-    line.push(b'\n');
-    line
-}
-
-/// Decodes one line (without its newline) into a frame.
-pub(crate) fn decode_line(line: &[u8]) -> Result<RunnerFrame, Violation> {
-    if let Some(bad) =
-        line.iter().find(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')))
-    {
-        return Err(Violation::Base64(format!("byte 0x{bad:02x}")));
-    }
-    let bytes = STANDARD.decode(line).map_err(|e| Violation::Base64(e.to_string()))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| Violation::Utf8)?;
-    serde_json::from_str(text).map_err(|e| Violation::Schema(e.to_string()))
-}
+use crate::frame::{RunnerFrame, Violation, decode_line};
 
 /// Reads frames from the runner's stdout buffer, bounded.
 pub(crate) struct FrameReader {
@@ -152,9 +69,12 @@ impl FrameReader {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
     use dsh_core::OutputMode;
 
     use super::*;
+    use crate::frame::encode_line;
 
     fn line(json: &str) -> Vec<u8> {
         encode_line(json)
@@ -211,12 +131,5 @@ mod tests {
         // The first read sees the head, the next one finds bytes dropped.
         let error = reader.next().await.unwrap_err();
         assert!(matches!(error, Violation::Flood(_)), "{error:?}");
-    }
-
-    #[test]
-    fn done_keeps_a_null_value() {
-        let line = line(r#"{"k":"done","run":1,"ok":true,"value":null}"#);
-        let frame = decode_line(line.strip_suffix(b"\n").unwrap()).unwrap();
-        assert!(matches!(frame, RunnerFrame::Done { value: Some(RawJson::Null), .. }));
     }
 }
