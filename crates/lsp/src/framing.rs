@@ -123,7 +123,10 @@ impl FrameDecoder {
         }
         self.checked = i;
         let Some(end) = end else {
-            if self.buf.len() > MAX_HEADER_BYTES {
+            // Refused once no end can come within the cap: the last `\n` of a block whose
+            // header lines take MAX_HEADER_BYTES is at index MAX_HEADER_BYTES + 3. Refusing
+            // any earlier would make the verdict depend on how the bytes were chunked.
+            if self.buf.len() >= MAX_HEADER_BYTES + 4 {
                 return Err(FrameError::Garbage(format!(
                     "no end of header within {MAX_HEADER_BYTES} bytes"
                 )));
@@ -247,5 +250,36 @@ mod tests {
         let mut decoder = FrameDecoder::new(100);
         decoder.push(&vec![b'a'; MAX_HEADER_BYTES + 10]);
         assert!(matches!(decoder.next_frame(), Err(FrameError::Garbage(_))));
+    }
+
+    #[test]
+    fn the_header_cap_does_not_depend_on_chunking() {
+        // Header lines of exactly MAX_HEADER_BYTES are accepted, one byte more is refused,
+        // whether the block arrives whole or cut just past the cap.
+        for (extra, accepted) in [(0, true), (1, false)] {
+            let mut stream = b"Content-Length: 2\r\nX-Pad: ".to_vec();
+            let pad = MAX_HEADER_BYTES + extra - stream.len();
+            stream.extend(std::iter::repeat_n(b'a', pad));
+            stream.extend(b"\r\n\r\n{}");
+            for split in [stream.len(), MAX_HEADER_BYTES + 1, MAX_HEADER_BYTES + 3] {
+                let mut decoder = FrameDecoder::new(100);
+                let mut result = Ok(Vec::new());
+                for part in [&stream[..split], &stream[split..]] {
+                    decoder.push(part);
+                    while let Ok(frames) = &mut result {
+                        match decoder.next_frame() {
+                            Ok(Some(frame)) => frames.push(frame),
+                            Ok(None) => break,
+                            Err(error) => result = Err(error),
+                        }
+                    }
+                }
+                if accepted {
+                    assert_eq!(result, Ok(vec![b"{}".to_vec()]), "split at {split}");
+                } else {
+                    assert!(matches!(result, Err(FrameError::Garbage(_))), "split at {split}");
+                }
+            }
+        }
     }
 }
