@@ -204,3 +204,60 @@ async fn a_full_state_disk_is_enospc_inside_507_on_upload_and_a_clear_500_on_cre
     within("the shutdown", Duration::from_secs(30), daemon.shutdown()).await.unwrap();
     assert!(stopping.elapsed() < Duration::from_secs(2), "shutdown took {:?}", stopping.elapsed());
 }
+
+/// A mount left under a sandbox's directory (what a leak would look like) stops a kill
+/// before anything is removed: the kill answers a 500 naming the mount, the sandbox stays,
+/// paused, with its files, and a kill once the mount is gone removes it all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_that_cannot_remove_the_directory_keeps_the_sandbox_paused_with_its_files() {
+    let h = crate::harness::Harness::start().await;
+    let c = &h.client;
+    let sandbox = within("a create", Duration::from_secs(30), c.create(json!({}))).await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    c.write_file(&sandbox, "/home/user/kept.txt", "kept").await;
+    let dir = h.state().join(format!("sandboxes/{id}"));
+    let leaked = dir.join("leaked");
+    std::fs::create_dir(&leaked).unwrap();
+    run("mount", &["-t", "tmpfs", "-o", "size=1m", "dsh-fault-leak", leaked.to_str().unwrap()]);
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let mounted = Unmount(leaked.clone());
+
+    let reply = within(
+        "a kill",
+        Duration::from_secs(30),
+        c.call(Method::DELETE, &format!("/sandboxes/{id}"), None),
+    )
+    .await;
+    assert_eq!(
+        reply.body,
+        json!({"code": 500, "message": format!(
+            "removing {}: sandbox mount {:?} is visible on the host; refusing to remove the state directory",
+            dir.display(),
+            leaked
+        )})
+    );
+    assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(listed(c).await, [(id.clone(), "paused".to_owned())]);
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(h.state().join(format!("sandboxes/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["phase"], "paused");
+
+    drop(mounted);
+    let reply = c.call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({}))).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    assert_eq!(
+        c.read_file(&sandbox, "/home/user/kept.txt").await,
+        (StatusCode::OK, "kept".to_owned())
+    );
+    let init = h.init_pid(&id);
+    let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
+    h.assert_no_leftovers(&id, init);
+}
