@@ -212,13 +212,12 @@ impl Mcp {
         });
         let stdin = tokio::sync::Mutex::new(child.stdin.take());
         let mcp = Mcp { child, stdin, pending, next_id: 1.into(), log };
-        let init = mcp
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "dsh-faults", "version": "0"}}),
-            )
-            .await;
+        let initialize = mcp.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "dsh-faults", "version": "0"}}),
+        );
+        let init = within("the MCP handshake", Duration::from_secs(30), initialize).await;
         assert_eq!(init["result"]["serverInfo"]["name"], "dsh", "{init}");
         mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
         mcp

@@ -223,6 +223,9 @@ pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMu
     }
 }
 
+/// The longest any request of a test may take.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
 #[derive(Clone)]
 pub struct Client {
     pub base: String,
@@ -237,8 +240,11 @@ pub struct Reply {
 }
 
 impl Client {
+    /// Every request (its answer read to the end included) is bounded: a hang fails
+    /// the test instead of holding it.
     pub fn new(base: &str, api_key: &str) -> Client {
-        Client { base: base.to_owned(), api_key: api_key.to_owned(), http: reqwest::Client::new() }
+        let http = reqwest::Client::builder().timeout(REQUEST_TIMEOUT).build().unwrap();
+        Client { base: base.to_owned(), api_key: api_key.to_owned(), http }
     }
 
     pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {

@@ -186,7 +186,9 @@ async fn a_full_state_disk_is_enospc_inside_507_on_upload_and_a_clear_500_on_cre
     entries.sort();
     assert_eq!(entries, Vec::<String>::new());
     assert_eq!(listed(&c).await.len(), 2);
-    assert_eq!(reqwest::get(format!("{}/health", daemon.url())).await.unwrap().status(), 200);
+    let health = c.http.get(format!("{}/health", c.base)).send();
+    let health = within("a health check", Duration::from_secs(10), health).await.unwrap();
+    assert_eq!(health.status(), 200);
 
     // Room again: creates work.
     std::fs::remove_file(state.join("host-fill")).unwrap();

@@ -102,9 +102,11 @@ async fn a_pause_under_a_followed_command_resets_it_at_once_and_skips_the_stop_g
 }
 
 /// What a client reading a stream gets when the sandbox side breaks: its connection
-/// reset (reqwest's error, then hyper's, then the system's).
-const RESET: [&str; 3] = [
+/// reset (reqwest's errors, its body timeout's among them, then hyper's, then the
+/// system's).
+const RESET: [&str; 4] = [
     "error decoding response body",
+    "request or response body error",
     "error reading a body from connection",
     "Connection reset by peer (os error 104)",
 ];
