@@ -20,3 +20,5 @@ mod daemon;
 mod disk;
 #[path = "faults/envd.rs"]
 mod envd;
+#[path = "faults/start.rs"]
+mod start;

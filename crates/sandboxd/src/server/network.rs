@@ -457,7 +457,26 @@ impl Attached {
 
 impl Drop for Attached {
     fn drop(&mut self) {
-        self.detach();
+        let Some(setting_up) = self.setting_up.take() else {
+            return self.detach();
+        };
+        // Dropped while pasta may still be starting (a launch that failed early): its pid
+        // file is written only once it runs, so a detach now could miss it and leave it
+        // running for good. The domain filter stops now; the rest once the setup ended.
+        self.divert = None;
+        let rest = Attached {
+            pin: std::mem::take(&mut self.pin),
+            pid_file: std::mem::take(&mut self.pid_file),
+            setting_up: None,
+            divert: None,
+        };
+        let waiting = std::thread::Builder::new().name("dsh-netns-down".into()).spawn(move || {
+            let _ = setting_up.join();
+            drop(rest);
+        });
+        if let Err(e) = waiting {
+            tracing::warn!(error = %e, "no thread to detach a network once set up; detaching now");
+        }
     }
 }
 

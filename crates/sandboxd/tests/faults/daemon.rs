@@ -27,9 +27,12 @@ fn no_answer(url: &str) -> Vec<String> {
     ]
 }
 
+/// A state directory; dropped, every sandbox under it is killed and what a crashed
+/// daemon leaves (its layer view, networks, cgroups) is removed, then the directory.
 struct Scene {
-    _dir: tempfile::TempDir,
+    // Fields drop in this order: the clean-up before the directory.
     _cleanup: KillOnDrop,
+    _dir: tempfile::TempDir,
     state: PathBuf,
 }
 
