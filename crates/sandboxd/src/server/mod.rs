@@ -266,13 +266,32 @@ impl ApiError {
     }
 
     pub fn internal(error: &anyhow::Error) -> ApiError {
-        tracing::error!(error = format!("{error:#}"), "request failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{error:#}"))
+        let message = chain_text(error);
+        tracing::error!(error = %message, "request failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }
 
     pub fn response(self) -> Response {
         self.into_response()
     }
+}
+
+/// An error and its causes, `: `-separated, skipping a cause the text before it already
+/// ends with (an error whose message shows its source, as the launcher's do, would
+/// otherwise print the OS error twice).
+fn chain_text(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 impl IntoResponse for ApiError {
@@ -521,4 +540,24 @@ pub fn locate_envd() -> anyhow::Result<PathBuf> {
         searched.push(candidate.display().to_string());
     }
     bail!("dsh-envd not found (set {ENVD_BINARY_ENV}); searched {}", searched.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn an_error_that_shows_its_source_is_not_printed_twice() {
+        let os = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        let launcher = crate::error::Error::Io { context: "writing /s/program".into(), source: os };
+        let error = anyhow::Error::new(launcher).context("creating sandbox abc");
+        assert_eq!(
+            chain_text(&error),
+            "creating sandbox abc: writing /s/program: No space left on device (os error 28)"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(chain_text(&plain), "outer: inner");
+    }
 }
