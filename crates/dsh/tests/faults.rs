@@ -407,12 +407,12 @@ async fn a_sandbox_killed_under_a_terminal_an_lsp_request_and_a_program_fails_ea
     assert_eq!(
         later,
         [
-            ("bash", unavailable(format!("unavailable: {gone}"))),
+            ("bash", unavailable(gone.clone())),
             ("lsp", unavailable(format!("filesystem backend unavailable: http 502: {gone}"))),
             (
                 "run_code",
                 unavailable(format!(
-                    "cannot install the code runner: mkdir /home/user/workspace/.dsh-e2b: process backend unavailable: unavailable: {gone}"
+                    "cannot install the code runner: mkdir /home/user/workspace/.dsh-e2b: process backend unavailable: {gone}"
                 ))
             ),
             (

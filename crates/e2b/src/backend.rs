@@ -132,7 +132,7 @@ fn fs_error(path: &Path, err: Error) -> FsError {
         Code::NotFound => FsError::NotFound { path },
         Code::AlreadyExists => FsError::AlreadyExists { path },
         Code::PermissionDenied | Code::Unauthenticated => FsError::PermissionDenied { path },
-        Code::Unavailable => FsError::Unavailable(err.to_string()),
+        Code::Unavailable => FsError::Unavailable(unavailable_text(&err)),
         _ => FsError::Io { op: "sandbox", path, source: std::io::Error::other(err.to_string()) },
     }
 }
@@ -632,10 +632,19 @@ struct ProcessHandle {
     pid: u32,
 }
 
+/// What an `unavailable` error says, without the code its variant already names (the
+/// tools print "sandbox unavailable: <this>").
+fn unavailable_text(err: &Error) -> String {
+    match err {
+        Error::Rpc(rpc) if !rpc.message.is_empty() => rpc.message.clone(),
+        other => other.to_string(),
+    }
+}
+
 fn process_error(err: Error) -> ProcessError {
     match err.code() {
         Code::NotFound => ProcessError::Exited,
-        Code::Unavailable => ProcessError::Unavailable(err.to_string()),
+        Code::Unavailable => ProcessError::Unavailable(unavailable_text(&err)),
         _ => ProcessError::Io(std::io::Error::other(err.to_string())),
     }
 }
@@ -764,7 +773,7 @@ impl TerminalHandle {
 fn terminal_error(err: Error) -> TerminalError {
     match err.code() {
         Code::NotFound => TerminalError::Exited,
-        Code::Unavailable => TerminalError::Unavailable(err.to_string()),
+        Code::Unavailable => TerminalError::Unavailable(unavailable_text(&err)),
         _ => TerminalError::Io(std::io::Error::other(err.to_string())),
     }
 }
