@@ -1,4 +1,5 @@
 mod codec_js;
+mod fuzz;
 mod hostile;
 mod scenarios;
 mod strip_golden;
