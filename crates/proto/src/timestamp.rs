@@ -2,6 +2,11 @@
 //! in UTC with a `Z` suffix and 0, 3, 6 or 9 fractional digits; parsing accepts any
 //! offset. The calendar is `prost_types::Timestamp`'s; this type exists for the serde
 //! impls pbjson's generated code needs (a foreign type cannot get them here).
+//!
+//! As the JSON mapping requires (and Go's protojson, E2B's envd, does), only a valid
+//! timestamp has a JSON form: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z with
+//! nanos in `0..1e9`. Anything else (the binary form can carry it) is refused both ways
+//! instead of being written as text no RFC 3339 parser reads back.
 
 use std::fmt;
 
@@ -16,7 +21,17 @@ pub struct Timestamp {
     pub nanos: i32,
 }
 
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range of a valid timestamp.
+const MIN_SECONDS: i64 = -62_135_596_800;
+const MAX_SECONDS: i64 = 253_402_300_799;
+
 impl Timestamp {
+    /// Within the range the JSON mapping allows, nanos normalized.
+    pub fn is_valid(&self) -> bool {
+        (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds)
+            && (0..1_000_000_000).contains(&self.nanos)
+    }
+
     pub fn from_system_time(time: std::time::SystemTime) -> Self {
         match time.duration_since(std::time::UNIX_EPOCH) {
             Ok(after) => {
@@ -46,12 +61,18 @@ impl Timestamp {
             return None;
         }
         let parsed: prost_types::Timestamp = text.parse().ok()?;
-        Some(Self { seconds: parsed.seconds, nanos: parsed.nanos })
+        Some(Self { seconds: parsed.seconds, nanos: parsed.nanos }).filter(Self::is_valid)
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.is_valid() {
+            return Err(serde::ser::Error::custom(format!(
+                "timestamp out of range: {} s {} ns",
+                self.seconds, self.nanos
+            )));
+        }
         serializer.serialize_str(&self.to_rfc3339())
     }
 }
@@ -109,5 +130,35 @@ mod tests {
         ] {
             assert_eq!(Timestamp::parse_rfc3339(bad), None, "{bad:?}");
         }
+    }
+
+    /// Found by fuzzing (`fuzz/regressions/connect_codec/`): a binary timestamp with nanos
+    /// out of range was written to JSON normalized, so it read back as another value; a
+    /// year past 9999 was written as `+10000-...`, which is not RFC 3339.
+    #[test]
+    fn only_valid_timestamps_have_a_json_form() {
+        let bounds = [
+            (Timestamp { seconds: MIN_SECONDS, nanos: 0 }, "0001-01-01T00:00:00Z"),
+            (
+                Timestamp { seconds: MAX_SECONDS, nanos: 999_999_999 },
+                "9999-12-31T23:59:59.999999999Z",
+            ),
+        ];
+        for (ts, text) in bounds {
+            assert_eq!(serde_json::to_string(&ts).unwrap(), format!("{text:?}"));
+            assert_eq!(Timestamp::parse_rfc3339(text), Some(ts));
+        }
+        for invalid in [
+            Timestamp { seconds: 1_767_225_600, nanos: -1_915_919_104 },
+            Timestamp { seconds: 0, nanos: 1_000_000_000 },
+            Timestamp { seconds: MAX_SECONDS + 1, nanos: 0 },
+            Timestamp { seconds: MIN_SECONDS - 1, nanos: 999_999_999 },
+            Timestamp { seconds: i64::MIN, nanos: i32::MIN },
+        ] {
+            assert!(serde_json::to_string(&invalid).is_err(), "{invalid:?}");
+        }
+        // Offsets that leave the range are refused when read.
+        assert_eq!(Timestamp::parse_rfc3339("0001-01-01T00:00:00+01:00"), None);
+        assert_eq!(Timestamp::parse_rfc3339("9999-12-31T23:59:59-01:00"), None);
     }
 }
