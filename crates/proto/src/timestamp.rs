@@ -32,6 +32,18 @@ impl Timestamp {
             && (0..1_000_000_000).contains(&self.nanos)
     }
 
+    /// The nearest valid timestamp: a time outside years 1 to 9999 (a file's mtime can be
+    /// anything a program set) becomes the first or last valid instant, nanos clamped.
+    pub fn clamped(seconds: i64, nanos: i32) -> Self {
+        if seconds < MIN_SECONDS {
+            return Self { seconds: MIN_SECONDS, nanos: 0 };
+        }
+        if seconds > MAX_SECONDS {
+            return Self { seconds: MAX_SECONDS, nanos: 999_999_999 };
+        }
+        Self { seconds, nanos: nanos.clamp(0, 999_999_999) }
+    }
+
     pub fn from_system_time(time: std::time::SystemTime) -> Self {
         match time.duration_since(std::time::UNIX_EPOCH) {
             Ok(after) => {
@@ -160,5 +172,16 @@ mod tests {
         // Offsets that leave the range are refused when read.
         assert_eq!(Timestamp::parse_rfc3339("0001-01-01T00:00:00+01:00"), None);
         assert_eq!(Timestamp::parse_rfc3339("9999-12-31T23:59:59-01:00"), None);
+    }
+
+    #[test]
+    fn clamped_gives_the_nearest_valid_timestamp() {
+        assert_eq!(
+            Timestamp::clamped(MAX_SECONDS + 10, 5),
+            Timestamp { seconds: MAX_SECONDS, nanos: 999_999_999 }
+        );
+        assert_eq!(Timestamp::clamped(i64::MIN, -3), Timestamp { seconds: MIN_SECONDS, nanos: 0 });
+        assert_eq!(Timestamp::clamped(12, 34), Timestamp { seconds: 12, nanos: 34 });
+        assert!(Timestamp::clamped(7, i32::MAX).is_valid());
     }
 }

@@ -34,8 +34,10 @@ pub fn entry_from_metadata(path: &Path, lstat: &Metadata, users: &UserDb) -> Ent
     } else {
         (type_of(lstat), lstat.permissions().mode() & 0o777, None)
     };
+    // Clamped into years 1 to 9999: a file whose mtime a program set beyond them (`touch
+    // -d` can) must not make its directory's listing unanswerable in JSON.
     let modified_time = (lstat.mtime() != 0 || lstat.mtime_nsec() != 0).then(|| {
-        dsh_proto::timestamp::Timestamp { seconds: lstat.mtime(), nanos: lstat.mtime_nsec() as i32 }
+        dsh_proto::timestamp::Timestamp::clamped(lstat.mtime(), lstat.mtime_nsec() as i32)
     });
     EntryInfo {
         name: path

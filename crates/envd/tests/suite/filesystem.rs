@@ -291,3 +291,29 @@ async fn watch_dir_streams_start_then_events_and_ends_at_the_deadline() {
     assert!(missing.messages.is_empty());
     assert_eq!(missing.end.error.unwrap().code, Code::NotFound);
 }
+
+/// A file whose mtime a program set past year 9999 is listed with the last valid instant:
+/// one odd file never makes its directory unanswerable in JSON.
+#[tokio::test]
+async fn a_file_dated_past_year_9999_is_listed_with_the_last_valid_time() {
+    let envd = common::start().await;
+    // tmpfs keeps 64-bit times (ext4 stops in 2446).
+    let shm = tempfile::Builder::new().prefix("dsh-dated-").tempdir_in("/dev/shm").unwrap();
+    let dir = shm.path().to_owned();
+    let file = dir.join("far.txt");
+    std::fs::write(&file, "x").unwrap();
+    let far = std::time::UNIX_EPOCH + std::time::Duration::from_secs(400_000_000_000);
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(far).unwrap();
+    let listed = envd
+        .unary::<_, dsh_proto::filesystem::ListDirResponse>(
+            "/filesystem.Filesystem/ListDir",
+            &dsh_proto::filesystem::ListDirRequest {
+                path: dir.to_string_lossy().into_owned(),
+                depth: 1,
+            },
+        )
+        .await
+        .unwrap();
+    let time = listed.entries[0].modified_time.unwrap();
+    assert_eq!((time.seconds, time.nanos), (253_402_300_799, 999_999_999));
+}
