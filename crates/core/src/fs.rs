@@ -283,6 +283,23 @@ pub trait Fs: Send + Sync {
     fn make_dir<'a>(&'a self, path: &'a Path, parents: bool) -> BoxFuture<'a, Result<(), FsError>>;
 }
 
+/// `path` made absolute and `.`/`..` removed without touching the filesystem (symlinks
+/// are resolved where the path is used); `..` never climbs above `/`. Shared by the
+/// backends.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            std::path::Component::Normal(part) => out.push(part),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Applies an edit to `text` (shared by backends that edit on the host side).
 ///
 /// Returns the new text and the number of replacements.

@@ -39,7 +39,7 @@ pub mod testkit;
 pub use env::{child_env, is_secret_key};
 pub use fs::{
     DirEntry, EditOutcome, EditRequest, FileKind, Fs, FsError, Metadata, ReadBytes, ReadText,
-    Version, WriteExpectation, WriteOperation, WriteOutcome, apply_edit,
+    Version, WriteExpectation, WriteOperation, WriteOutcome, apply_edit, normalize_lexically,
 };
 pub use output::{CapturedOutput, OutputBuffer, OutputChunk, OutputMode};
 pub use process::{

@@ -6,7 +6,7 @@
 //! command run in the sandbox.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -15,7 +15,7 @@ use dsh_core::{
     OutputMode, Process, ProcessControl, ProcessError, ProcessParts, RawExit, ReadBytes, ReadText,
     Signal, SpawnSpec, StdinMode, Subprocess, Terminal, TerminalControl, TerminalError,
     TerminalParts, TerminalSize, TerminalSpec, Terminals, Version, WriteExpectation,
-    WriteOperation, WriteOutcome,
+    WriteOperation, WriteOutcome, normalize_lexically,
 };
 use dsh_proto::connect::Code;
 use dsh_proto::filesystem::{EntryInfo, FileType};
@@ -87,21 +87,6 @@ fn version_of(bytes: &[u8]) -> Version {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Lexical normalisation (no symlink resolution; the sandbox resolves on use).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::Normal(part) => out.push(part),
-            Component::ParentDir => {
-                out.pop();
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 fn require_absolute(path: &Path) -> Result<&str, FsError> {
@@ -342,12 +327,12 @@ impl Fs for SandboxBackend {
     ) -> BoxFuture<'a, Result<PathBuf, FsError>> {
         Box::pin(async move {
             if path.is_absolute() {
-                return Ok(normalize(path));
+                return Ok(normalize_lexically(path));
             }
             if !cwd.is_absolute() {
                 return Err(FsError::RelativePath { path: cwd.to_path_buf() });
             }
-            Ok(normalize(&cwd.join(path)))
+            Ok(normalize_lexically(&cwd.join(path)))
         })
     }
 
@@ -915,7 +900,7 @@ mod tests {
 
     #[test]
     fn paths_normalise_lexically() {
-        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
-        assert_eq!(normalize(Path::new("/../..")), PathBuf::from("/"));
+        assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize_lexically(Path::new("/../..")), PathBuf::from("/"));
     }
 }

@@ -3,7 +3,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
@@ -343,24 +343,9 @@ fn edit_text(path: &Path, edit: &EditRequest) -> Result<EditOutcome, FsError> {
     Ok(EditOutcome { replacements, version, before, after })
 }
 
-/// `.` and `..` removed without touching the filesystem.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::Normal(part) => out.push(part),
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
-}
-
 fn resolve(path: &Path, cwd: &Path) -> Result<PathBuf, FsError> {
     let joined = if path.is_absolute() { path.to_path_buf() } else { absolute(cwd)?.join(path) };
-    let normal = normalize(&joined);
+    let normal = crate::fs::normalize_lexically(&joined);
     // Resolve symlinks in the longest existing prefix; keep the rest as written.
     let mut existing = normal.as_path();
     let mut rest = Vec::new();
@@ -516,6 +501,7 @@ mod tests {
 
     #[test]
     fn normalize_removes_dots() {
+        let normalize = crate::fs::normalize_lexically;
         assert_eq!(normalize(Path::new("/a/./b/../c/")), PathBuf::from("/a/c"));
         assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
     }

@@ -9,7 +9,9 @@ mod fs;
 mod process;
 mod terminal;
 
-use crate::process::{ProcessError, Signal};
+use std::os::unix::process::ExitStatusExt;
+
+use crate::process::{ProcessError, RawExit, Signal};
 
 /// The host operating system as a backend: implements [`crate::Fs`],
 /// [`crate::Subprocess`] and [`crate::Terminals`].
@@ -22,6 +24,19 @@ impl Host {
     pub fn new() -> Self {
         Self::default()
     }
+}
+
+/// How `child` ends, published once it is reaped (a process's and a terminal's alike).
+fn watch_exit(mut child: tokio::process::Child) -> tokio::sync::watch::Receiver<Option<RawExit>> {
+    let (exit_tx, exit) = tokio::sync::watch::channel(None);
+    tokio::spawn(async move {
+        let raw = match child.wait().await {
+            Ok(status) => RawExit { code: status.code(), signal: status.signal(), lost: false },
+            Err(_) => RawExit::default(),
+        };
+        exit_tx.send_replace(Some(raw));
+    });
+    exit
 }
 
 /// One live process of this host, as `/proc/<pid>/stat` describes it.

@@ -1,19 +1,16 @@
 //! [`Subprocess`] with host processes.
 
-use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStdin;
-use tokio::sync::watch;
 
 use super::Host;
 use crate::BoxFuture;
 use crate::output::{OutputBuffer, OutputMode};
 use crate::process::{
-    Process, ProcessControl, ProcessError, ProcessParts, RawExit, Signal, SpawnSpec, StdinMode,
-    Subprocess,
+    Process, ProcessControl, ProcessError, ProcessParts, Signal, SpawnSpec, StdinMode, Subprocess,
 };
 
 /// Read size for output pipes: large reads keep a flood cheap to drain.
@@ -155,14 +152,7 @@ fn spawn(spec: &SpawnSpec) -> Result<ProcessParts, ProcessError> {
         });
     }
 
-    let (exit_tx, exit) = watch::channel(None);
-    tokio::spawn(async move {
-        let raw = match child.wait().await {
-            Ok(status) => RawExit { code: status.code(), signal: status.signal(), lost: false },
-            Err(_) => RawExit::default(),
-        };
-        exit_tx.send_replace(Some(raw));
-    });
+    let exit = super::watch_exit(child);
 
     let control = Arc::new(LocalControl { pgid: pid, stdin: tokio::sync::Mutex::new(stdin) });
     Ok(ProcessParts { pid, control, stdout, stderr, exit })

@@ -1,16 +1,15 @@
 //! [`Terminals`] on host PTYs.
 
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use super::Host;
 use crate::BoxFuture;
-use crate::process::{ProcessError, RawExit, Signal};
+use crate::process::{ProcessError, Signal};
 use crate::terminal::{
     Terminal, TerminalControl, TerminalError, TerminalParts, TerminalSize, TerminalSpec, Terminals,
 };
@@ -142,7 +141,7 @@ fn spawn(spec: &TerminalSpec) -> Result<TerminalParts, TerminalError> {
         .envs(&spec.env)
         .current_dir(&spec.cwd)
         .kill_on_drop(false);
-    let mut child = command.spawn(pts).map_err(|err| match err {
+    let child = command.spawn(pts).map_err(|err| match err {
         pty_process::Error::Io(source) => {
             TerminalError::SpawnFailed { program: program.clone(), source }
         }
@@ -168,14 +167,7 @@ fn spawn(spec: &TerminalSpec) -> Result<TerminalParts, TerminalError> {
         }
     });
 
-    let (exit_tx, exit) = watch::channel(None);
-    tokio::spawn(async move {
-        let raw = match child.wait().await {
-            Ok(status) => RawExit { code: status.code(), signal: status.signal(), lost: false },
-            Err(_) => RawExit::default(),
-        };
-        exit_tx.send_replace(Some(raw));
-    });
+    let exit = super::watch_exit(child);
 
     let control = Arc::new(LocalTerminal { pid, master, writer: tokio::sync::Mutex::new(writer) });
     Ok(TerminalParts { pid, control, output, exit })
