@@ -10,27 +10,26 @@ use crate::cli::{HIDDEN_ENVD, HIDDEN_SANDBOX_INIT};
 
 /// Where `dsh sandbox serve` keeps its state by default.
 pub fn default_state_dir() -> PathBuf {
+    per_user_dir("/var/lib/dsh-sandboxd", "XDG_STATE_HOME", ".local/state", "dsh/sandboxd")
+}
+
+/// `for_root` as root; otherwise `tail` under `$<xdg_variable>`, else under
+/// `$HOME/<home_default>`, else under /tmp (the XDG base directory rules).
+fn per_user_dir(for_root: &str, xdg_variable: &str, home_default: &str, tail: &str) -> PathBuf {
     if rustix::process::geteuid().is_root() {
-        return PathBuf::from("/var/lib/dsh-sandboxd");
+        return PathBuf::from(for_root);
     }
-    let base = std::env::var_os("XDG_STATE_HOME")
+    let base = std::env::var_os(xdg_variable)
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state")))
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(home_default)))
         .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("dsh/sandboxd")
+    base.join(tail)
 }
 
 /// Where daemons of this user keep layers unless `[sandboxd] layer_store` says: one store
 /// per machine (per user), so a language server is installed once, whichever daemon asks.
 pub fn default_layer_store() -> PathBuf {
-    if rustix::process::geteuid().is_root() {
-        return PathBuf::from("/var/cache/dsh/layers");
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("dsh/layers")
+    per_user_dir("/var/cache/dsh/layers", "XDG_CACHE_HOME", ".cache", "dsh/layers")
 }
 
 /// The default address of `dsh sandbox serve`.

@@ -40,7 +40,8 @@ fn parse_args() -> Result<Args, String> {
         file_mib: 8,
         concurrency: 0,
     };
-    let mut it = std::env::args().skip(1);
+    let mut it = std::env::args();
+    let _program = it.next();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let number = || value.parse::<usize>().map_err(|err| format!("{flag}: {err}"));

@@ -562,10 +562,10 @@ async fn list_layers(State(shared): S) -> Response {
     let listed: Vec<Value> = layers
         .iter()
         .map(|m| {
-            let path = format!("{}/{}", crate::plan::LAYERS_DIR, m.layer_id);
+            let (path, bin) = m.inside();
             json!({
                 "layerID": m.layer_id,
-                "bin": format!("{path}/node_modules/.bin"),
+                "bin": bin,
                 "path": path,
                 "recipe": m.recipe,
                 "bytes": m.bytes,

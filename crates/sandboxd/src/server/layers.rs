@@ -156,12 +156,21 @@ pub struct Provided {
     pub files: u64,
 }
 
+impl Manifest {
+    /// The layer's directory and its npm executables, inside every sandbox.
+    pub fn inside(&self) -> (String, String) {
+        let path = format!("{}/{}", crate::plan::LAYERS_DIR, self.layer_id);
+        let bin = format!("{path}/node_modules/.bin");
+        (path, bin)
+    }
+}
+
 impl Provided {
     fn of(manifest: &Manifest, cached: bool) -> Provided {
-        let path = format!("{}/{}", crate::plan::LAYERS_DIR, manifest.layer_id);
+        let (path, bin) = manifest.inside();
         Provided {
             layer_id: manifest.layer_id.clone(),
-            bin: format!("{path}/node_modules/.bin"),
+            bin,
             path,
             cached,
             build_ms: manifest.build_ms,
