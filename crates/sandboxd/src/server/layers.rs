@@ -205,6 +205,8 @@ pub struct Layers {
     /// One lock per recipe: identical requests wait for one build.
     builds: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     build_timeout: Duration,
+    /// Set once the view is unmounted, so that shutdown and drop unmount it once.
+    unmounted: std::sync::atomic::AtomicBool,
 }
 
 impl Layers {
@@ -228,6 +230,7 @@ impl Layers {
             unavailable,
             builds: tokio::sync::Mutex::new(HashMap::new()),
             build_timeout,
+            unmounted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -282,7 +285,9 @@ impl Layers {
 
     /// Unmounts the view and its layers (at shutdown, once no sandbox runs).
     pub fn unmount(&self) {
-        if self.unavailable.is_some() {
+        if self.unavailable.is_some()
+            || self.unmounted.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             return;
         }
         let view = &self.view;
@@ -331,6 +336,14 @@ impl Layers {
         .map_err(internal)?;
         tracing::info!(layer = %manifest.layer_id, bytes = manifest.bytes, files = manifest.files, ms = manifest.build_ms, "layer built");
         Ok(manifest)
+    }
+}
+
+/// A daemon whose start failed after the view was mounted, or that was dropped without
+/// shutting down, does not leave the view mounted in its state directory.
+impl Drop for Layers {
+    fn drop(&mut self) {
+        self.unmount();
     }
 }
 

@@ -370,6 +370,9 @@ impl Daemon {
             .with_context(|| format!("resolving {}", envd_binary.display()))?;
         let store = Store::open(&state_dir)?;
         let host = HostInfo::probe(&state_dir);
+        // Before anything is mounted: a daemon that cannot listen leaves nothing behind.
+        let listener = dsh_http::bind(config.listen)
+            .with_context(|| format!("cannot listen on {}", config.listen))?;
         // Before any sandbox starts: each binds the layer view when it starts.
         let layers =
             layers::Layers::open(&state_dir, config.layer_store.as_deref(), LAYER_BUILD_TIMEOUT);
@@ -401,8 +404,6 @@ impl Daemon {
             pool::refill(&shared, &template);
         }
 
-        let listener = dsh_http::bind(shared.config.listen)
-            .with_context(|| format!("cannot listen on {}", shared.config.listen))?;
         let addr = listener.local_addr()?;
         let app = api::router(shared.clone());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -2,6 +2,8 @@
 //! seen by a sandbox that was already running, by every later one, and after a restart;
 //! nothing inside can write to it, and mountinfo inside shows no host path.
 
+use std::time::Duration;
+
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -175,4 +177,45 @@ async fn daemons_sharing_a_store_build_a_recipe_once() {
     }
     a.stop().await;
     b.stop().await;
+}
+
+/// A daemon that cannot start (its port is taken) says why and leaves nothing mounted in
+/// its state directory, so that the directory can be removed; and one dropped without
+/// shutting down detaches its view too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_that_fails_to_start_or_is_dropped_leaves_no_layer_view_mounted() {
+    let dir = tempfile::Builder::new().prefix("dsh-layer-view-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let view = state.join("layers/view");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut config = super::harness::config(&state);
+    config.listen = taken.local_addr().unwrap();
+    let err = dsh_sandboxd::Daemon::start(config).await.err().expect("the port is taken");
+    let message = format!("{err:#}");
+    assert!(
+        message.starts_with(&format!("cannot listen on {}: ", taken.local_addr().unwrap())),
+        "{message}"
+    );
+    assert_eq!(mounts_at(&view), 0, "a failed start left the view mounted");
+
+    let daemon = dsh_sandboxd::Daemon::start(super::harness::config(&state)).await.unwrap();
+    assert_eq!(mounts_at(&view), 1);
+    drop(daemon);
+    super::harness::wait_until(
+        "the dropped daemon's view detached",
+        Duration::from_secs(10),
+        async || mounts_at(&view) == 0,
+    )
+    .await;
+    std::fs::remove_dir_all(&state).unwrap();
+}
+
+/// How many mounts sit exactly at `path`, by this process's mountinfo.
+fn mounts_at(path: &std::path::Path) -> usize {
+    let path = path.to_str().unwrap();
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap()
+        .lines()
+        .filter(|line| line.split(' ').nth(4) == Some(path))
+        .count()
 }

@@ -127,10 +127,11 @@ impl Harness {
 }
 
 impl Drop for Harness {
-    /// Kills every sandbox's init and removes its cgroup: a daemon dropped without
-    /// `shutdown` leaves both behind.
+    /// Kills every sandbox's init and removes its cgroup, and detaches the layer view: a
+    /// daemon dropped without `shutdown` leaves all three behind.
     fn drop(&mut self) {
         drop(self.daemon.take());
+        dsh_sandboxd::server::layers::clean_up(&self.dir.path().join("state"));
         let cgroups = Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
         let Ok(entries) = std::fs::read_dir(self.dir.path().join("state/sandboxes")) else {
             return;
