@@ -700,8 +700,12 @@ async fn serve(
     config.listen = listen;
     let mut stop = crate::stop::StopSignals::install()?;
     let daemon = dsh_sandboxd::Daemon::start(config).await?;
+    let disk = match daemon.disk_quota_mb() {
+        Ok(mb) => format!("each sandbox may write {mb} MiB to its files"),
+        Err(reason) => format!("sandboxes have no disk quota: {reason}"),
+    };
     eprintln!(
-        "dsh sandbox daemon on {url}\n\nPoint the official E2B SDKs at it:\n  export E2B_API_URL={url} E2B_SANDBOX_URL={url}\n  export E2B_API_KEY=$(cat {key})\n\nCtrl-C pauses every sandbox and stops the daemon.",
+        "dsh sandbox daemon on {url} ({disk})\n\nPoint the official E2B SDKs at it:\n  export E2B_API_URL={url} E2B_SANDBOX_URL={url}\n  export E2B_API_KEY=$(cat {key})\n\nCtrl-C pauses every sandbox and stops the daemon.",
         url = daemon.url(),
         key = state_dir.join(dsh_sandboxd::server::API_KEY_FILE).display()
     );

@@ -46,6 +46,12 @@ pub struct SandboxdConfig {
     /// every daemon of this user (embedded or `dsh sandbox serve`) shares it. Default:
     /// [`crate::connect::default_layer_store`].
     pub layer_store: Option<std::path::PathBuf>,
+    /// What a sandbox may write to its files, in MiB (0: no quota). Quotas need
+    /// `mkfs.btrfs` (package btrfs-progs) and root; see docs/sandboxes.md.
+    pub disk_mb: u64,
+    /// Size in MiB of the image holding every sandbox's files, when it is first made
+    /// (default: half the free space under the state directory).
+    pub disk_image_mb: Option<u64>,
 }
 
 impl Default for SandboxdConfig {
@@ -58,6 +64,8 @@ impl Default for SandboxdConfig {
             memory_mb: 4096,
             max_processes: 4096,
             layer_store: None,
+            disk_mb: 10 * 1024,
+            disk_image_mb: None,
         }
     }
 }
@@ -360,7 +368,7 @@ mod tests {
         assert_eq!(config.sandboxd, SandboxdConfig::default());
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Strict);
         let config = Config::from_toml(
-            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\n",
+            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\ndisk_mb = 2048\ndisk_image_mb = 65536\n",
             "dsh.toml",
         )
         .unwrap();
@@ -374,6 +382,8 @@ mod tests {
                 memory_mb: 512,
                 max_processes: 4096,
                 layer_store: Some("/srv/layers".into()),
+                disk_mb: 2048,
+                disk_image_mb: Some(65536),
             }
         );
         let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();

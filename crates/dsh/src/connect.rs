@@ -145,7 +145,9 @@ pub fn daemon_config(
         cpu_count: settings.cpu_count,
         memory_mb: settings.memory_mb,
         max_processes: settings.max_processes,
+        disk_mb: settings.disk_mb,
     };
+    config.disk_image_mb = settings.disk_image_mb;
     Ok(config)
 }
 

@@ -79,6 +79,15 @@ pub fn checks() -> Vec<Check> {
             "apt-get install passt nftables (or run sandboxes with [sandboxd] net = \"none\")",
         ),
     });
+    checks.push(match version_of("mkfs.btrfs", &["--version"]) {
+        Some(version) => Check::ok("disk quotas", version),
+        None => Check::bad(
+            "disk quotas",
+            Status::Warn,
+            "mkfs.btrfs not on PATH: sandboxes run without a disk quota",
+            "apt-get install btrfs-progs (then each sandbox may write [sandboxd] disk_mb)",
+        ),
+    });
     // What agents expect inside a sandbox: the base template shows the host's /usr.
     for (name, program, args, package, status, why) in [
         (
@@ -211,7 +220,7 @@ mod tests {
     }
 
     /// On the machines this project is tested on (root, Linux with user namespaces,
-    /// cgroups, pasta, node, npm, python3): every check a sandbox needs passes.
+    /// cgroups, pasta, btrfs-progs, node, npm, python3): every check a sandbox needs passes.
     #[test]
     fn this_machine_can_run_local_sandboxes() {
         let checks = checks();
@@ -223,6 +232,7 @@ mod tests {
                 "strict isolation",
                 "cgroups",
                 "private networks",
+                "disk quotas",
                 "node",
                 "npm",
                 "python3",
@@ -231,7 +241,7 @@ mod tests {
                 "curl"
             ]
         );
-        for check in &checks[..6] {
+        for check in &checks[..7] {
             assert_eq!(check.status, Status::Ok, "{check:?}");
         }
     }

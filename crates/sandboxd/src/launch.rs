@@ -112,6 +112,8 @@ pub struct Launcher {
     init_args: Vec<OsString>,
     setup_timeout: Duration,
     cgroups: Option<Arc<Cgroups>>,
+    /// See [`Launcher::shared_program_dir`].
+    shared_program_dir: Option<PathBuf>,
 }
 
 impl Launcher {
@@ -121,6 +123,7 @@ impl Launcher {
             init_args: Vec::new(),
             setup_timeout: Duration::from_secs(30),
             cgroups: None,
+            shared_program_dir: None,
         }
     }
 
@@ -128,6 +131,16 @@ impl Launcher {
     /// [`crate::cgroup::Resources`] as limits. Without it, `resources` must be unset.
     pub fn cgroups(mut self, cgroups: Arc<Cgroups>) -> Self {
         self.cgroups = Some(cgroups);
+        self
+    }
+
+    /// Every payload lives in `dir`, a host directory that holds nothing else (it is
+    /// shown at `/.dsh/bin`): each sandbox's `program` is then a symlink to it instead
+    /// of a link or copy of the binary. Where sandboxes' state directories lie on another
+    /// filesystem than the binary (a disk image), this saves a copy per sandbox and lets
+    /// every sandbox share the binary's page cache.
+    pub fn shared_program_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.shared_program_dir = Some(dir.into());
         self
     }
 
@@ -196,7 +209,10 @@ impl Launcher {
         let Payload { program, args, env, stdout, stderr } = payload;
         let layout = HostLayout::probe(spec.template.read_only_paths.iter().map(PathBuf::as_path));
         let program_inside = plan::program_inside(&program)?;
-        link_program(&program, &state.program())?;
+        match &self.shared_program_dir {
+            Some(dir) => link_program_dir(&program, dir, &state.program())?,
+            None => link_program(&program, &state.program())?,
+        }
         let mut full_env = spec.template.env.clone();
         full_env.extend(env);
         let confine = match spec.isolation {
@@ -544,10 +560,43 @@ fn link_program(program: &Path, dir: &Path) -> Result<()> {
     let target = dir.join(name);
     // The file itself, not a symlink to it (`/bin/sh -> dash` would dangle inside).
     let file = fs::canonicalize(program).map_err(|e| Error::io(context("resolving"), e))?;
-    if fs::hard_link(&file, &target).is_err() {
-        fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
+    if fs::hard_link(&file, &target).is_ok() || reflink(&file, &target).is_ok() {
+        return Ok(());
     }
+    fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
     Ok(())
+}
+
+/// Makes `link` a symlink to `dir`, the shared directory holding `program` alone.
+fn link_program_dir(program: &Path, dir: &Path, link: &Path) -> Result<()> {
+    if program.parent() != Some(dir) || !program.is_file() {
+        return Err(Error::ProgramNotFound { path: program.to_owned() });
+    }
+    let context = |what: &str| format!("{what} {}", link.display());
+    // A symlink or directory from an earlier start (remove_dir_all does not follow links).
+    match fs::remove_dir_all(link) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(Error::io(context("clearing"), e));
+        }
+        _ => {}
+    }
+    std::os::unix::fs::symlink(dir, link).map_err(|e| Error::io(context("linking"), e))
+}
+
+/// A copy of `from` at `to` sharing its blocks (btrfs, xfs): where a hard link cannot
+/// cross (into a btrfs subvolume), it is as cheap as one.
+fn reflink(from: &Path, to: &Path) -> io::Result<()> {
+    let source = File::open(from)?;
+    let mode = source.metadata()?.permissions();
+    let target = OpenOptions::new().write(true).create_new(true).open(to)?;
+    let cloned = rustix::fs::ioctl_ficlone(&target, &source)
+        .map_err(io::Error::from)
+        .and_then(|()| target.set_permissions(mode));
+    if cloned.is_err() {
+        drop(target);
+        let _ = fs::remove_file(to);
+    }
+    cloned
 }
 
 /// This process's hard limit for `resource` (`None` = unlimited).

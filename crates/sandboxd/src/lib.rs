@@ -20,6 +20,7 @@
 //!
 //! See `docs/sandboxes.md` for the process tree, the mount plan and how to add a template.
 
+pub mod btrfs;
 pub mod cgroup;
 pub mod destroy;
 pub mod error;

@@ -64,12 +64,15 @@ impl TestDaemon {
 }
 
 /// A test that ends without [`TestDaemon::stop`] leaves its sandboxes as a crash would,
-/// but not the daemon's layer view mounted in a directory about to be removed.
+/// but not the daemon's layer view and disk image mounted in a directory about to be
+/// removed.
 impl Drop for TestDaemon {
     fn drop(&mut self) {
         if let Some(daemon) = self.daemon.take() {
             drop(daemon);
-            crate::server::layers::clean_up(&self._state.path().join("state"));
+            let state = self._state.path().join("state");
+            crate::server::layers::clean_up(&state);
+            crate::server::disk::clean_up(&state);
         }
     }
 }

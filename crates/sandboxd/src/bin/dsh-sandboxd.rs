@@ -53,6 +53,13 @@ enum Command {
         /// (loopback only) or host (the host's network: unsafe).
         #[arg(long, default_value = "private")]
         net: dsh_sandboxd::Net,
+        /// MiB each sandbox may write to its files (0: no quota); needs mkfs.btrfs.
+        #[arg(long, default_value_t = 10 * 1024)]
+        disk_mb: u64,
+        /// MiB of the image holding every sandbox's files, when first made (default: half
+        /// the free space under the state directory).
+        #[arg(long)]
+        disk_image_mb: Option<u64>,
     },
 }
 
@@ -75,6 +82,8 @@ fn main() -> anyhow::Result<()> {
         isolation,
         pool,
         net,
+        disk_mb,
+        disk_image_mb,
     } = command;
     let mut config = DaemonConfig::new(state_dir);
     config.listen = listen;
@@ -85,6 +94,8 @@ fn main() -> anyhow::Result<()> {
     config.isolation = isolation;
     config.pool = pool;
     config.net = net;
+    config.defaults.disk_mb = disk_mb;
+    config.disk_image_mb = disk_image_mb;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
         let shutdown = shutdown_signal()?;
         dsh_sandboxd::serve(config, shutdown).await

@@ -18,8 +18,8 @@ use super::network::Egress;
 use super::pool;
 use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
-    ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, lifecycle,
-    proxy,
+    ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, fork,
+    lifecycle, proxy,
 };
 
 type ApiResult<T> = Result<T, ApiError>;
@@ -31,6 +31,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/v2/sandboxes", get(list_v2).post(create))
         .route("/sandboxes/{id}", get(get_one).delete(kill))
         .route("/sandboxes/{id}/pause", post(pause))
+        .route("/sandboxes/{id}/fork", post(fork))
         .route("/sandboxes/{id}/resume", post(resume))
         .route("/sandboxes/{id}/connect", post(connect))
         .route("/v2/sandboxes/{id}/connect", post(connect))
@@ -509,15 +510,99 @@ async fn create(State(shared): S, JsonBody(body): JsonBody<CreateBody>) -> ApiRe
 /// A sandbox just made ready for its owner: its clock starts now, it is saved, and the
 /// create answers 201 with it.
 fn created(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Response> {
-    let record = {
+    let record = start_clock(shared, slot, timeout)?;
+    Ok((StatusCode::CREATED, axum::Json(sandbox_json(shared, &record))).into_response())
+}
+
+/// Starts a ready sandbox's clock (`timeout` seconds from now) and saves it.
+fn start_clock(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Record> {
+    {
         let mut inner = slot.lock();
         let now = now_ms();
         inner.record.started_at_ms = now;
         inner.record.end_at_ms = now + timeout * 1000;
-        inner.record.clone()
-    };
-    save(shared, slot)?;
-    Ok((StatusCode::CREATED, axum::Json(sandbox_json(shared, &record))).into_response())
+    }
+    save(shared, slot)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ForkBody {
+    timeout: Option<i64>,
+    count: Option<i64>,
+}
+
+/// Forks asked for at once, at most.
+const MAX_FORKS: i64 = 64;
+/// E2B's default timeout of a fork (`SandboxForkRequest.timeout`), in seconds.
+const DEFAULT_FORK_TIMEOUT: i64 = 15;
+
+/// `POST /sandboxes/{id}/fork`: `count` new sandboxes from the running sandbox's files
+/// (see `fork.rs`). 201 with one entry per fork, `{"sandbox": ...}` or `{"error": ...}`:
+/// each succeeds or fails on its own, as E2B's do.
+async fn fork(
+    State(shared): S,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ForkBody>,
+) -> ApiResult<Response> {
+    let count = body.count.unwrap_or(1);
+    if !(1..=MAX_FORKS).contains(&count) {
+        return Err(ApiError::bad_request(format!("count must be 1 to {MAX_FORKS}, not {count}")));
+    }
+    let timeout = timeout_secs(Some(body.timeout.unwrap_or(DEFAULT_FORK_TIMEOUT)))?;
+    detached(async move {
+        let parent = existing(&shared, &id)?;
+        let made = {
+            let _ops = parent.ops.lock().await;
+            let (gone, record) = {
+                let inner = parent.lock();
+                (inner.gone, inner.record.clone())
+            };
+            if gone {
+                return Err(ApiError::not_found(&id));
+            }
+            if record.phase != Phase::Running {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    format!("sandbox {id} is paused: resume it to fork it"),
+                ));
+            }
+            let mut made = Vec::new();
+            for _ in 0..count {
+                made.push(fork::make(&shared, &record).await);
+            }
+            made
+        };
+        // The parent is free again; the forks start side by side.
+        let mut starts = tokio::task::JoinSet::new();
+        for slot in made {
+            let shared = shared.clone();
+            starts.spawn(async move {
+                let slot = slot.map_err(|e| ApiError::internal(&e))?;
+                let _ops = slot.ops.lock().await;
+                if let Err(e) = lifecycle::start(&shared, &slot).await {
+                    let error = ApiError::internal(&e.context(format!("starting fork {}", slot.id)));
+                    if let Err(e) = lifecycle::kill(&shared, &slot).await {
+                        tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "cleaning up a failed fork");
+                    }
+                    return Err(error);
+                }
+                start_clock(&shared, &slot, timeout)
+            });
+        }
+        let mut results = Vec::new();
+        while let Some(joined) = starts.join_next().await {
+            let result = joined.unwrap_or_else(|e| {
+                Err(ApiError::internal(&anyhow::anyhow!("a fork panicked: {e}")))
+            });
+            results.push(match result {
+                Ok(record) => json!({"sandbox": sandbox_json(&shared, &record)}),
+                Err(error) => json!({"error": {"code": error.status.as_u16(), "message": error.message}}),
+            });
+        }
+        Ok((StatusCode::CREATED, axum::Json(results)).into_response())
+    })
+    .await
 }
 
 async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {

@@ -119,7 +119,7 @@ pub async fn activate(shared: &Shared, slot: &Slot, presented: Option<&str>) -> 
 pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let record = slot.record();
     let spec = spec_for(shared, &record)?;
-    let ready_host = spec.state_dir.join("var/lib/dsh-sandboxd");
+    let ready_host = spec.state_dir.join(READY_DIR_INSIDE.trim_start_matches('/'));
     let log = spec.state_dir.join("envd.log");
     let started = Instant::now();
 
@@ -171,7 +171,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let launcher = shared.launcher.clone();
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
+    let disk_owner = shared.clone();
     let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
+        disk_owner.disk.make_sandbox_dir(&spawn_spec.state_dir)?;
         if host_network {
             prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
                 .with_context(|| format!("preparing {}", ready_dir.display()))?;
@@ -304,6 +306,11 @@ fn prepare_ready_dir(var: &std::path::Path, root: u32) -> anyhow::Result<()> {
 
 /// envd's address from the file it wrote, read without following a symlink anywhere on
 /// the path and only from a regular file (the sandbox could plant a fifo or a link).
+/// Where, in a sandbox directory, envd announces its address (host network only).
+pub fn ready_file(sandbox_dir: &std::path::Path) -> std::path::PathBuf {
+    sandbox_dir.join(READY_DIR_INSIDE.trim_start_matches('/')).join(READY_FILE)
+}
+
 fn read_address(path: &std::path::Path) -> Option<SocketAddr> {
     use rustix::fs::{Mode, OFlags, ResolveFlags};
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;

@@ -11,7 +11,9 @@
 //! see `layers.rs`).
 
 mod api;
+pub mod disk;
 mod domains;
+mod fork;
 pub mod layers;
 mod lifecycle;
 mod metrics;
@@ -101,6 +103,9 @@ pub struct Config {
     /// Where layers are stored (several daemons of a machine may share it); default
     /// `<state_dir>/layers`. Each daemon mounts its own view of it.
     pub layer_store: Option<PathBuf>,
+    /// Size of the image holding every sandbox's files (MiB), when it is first made;
+    /// default: half the free space under the state directory. See `disk.rs`.
+    pub disk_image_mb: Option<u64>,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -109,13 +114,15 @@ pub struct SandboxDefaults {
     pub cpu_count: u64,
     pub memory_mb: u64,
     pub max_processes: u64,
+    /// What a sandbox may write to its files, in MiB (0: no quota); see `disk.rs`.
+    pub disk_mb: u64,
 }
 
 impl Default for SandboxDefaults {
     fn default() -> Self {
         // Enough for a language server, a build and a test run side by side; a create
         // request's cpuCount/memoryMB change it per sandbox.
-        SandboxDefaults { cpu_count: 2, memory_mb: 4096, max_processes: 4096 }
+        SandboxDefaults { cpu_count: 2, memory_mb: 4096, max_processes: 4096, disk_mb: 10 * 1024 }
     }
 }
 
@@ -140,6 +147,7 @@ impl Config {
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
+            disk_image_mb: None,
         }
     }
 }
@@ -151,10 +159,8 @@ pub(crate) struct HostInfo {
 }
 
 impl HostInfo {
-    fn probe(state_dir: &Path) -> HostInfo {
-        let disk_size_mb = rustix::fs::statvfs(state_dir)
-            .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) / (1024 * 1024));
-        HostInfo { disk_size_mb }
+    fn probe(disk: &disk::Disk) -> HostInfo {
+        HostInfo { disk_size_mb: disk.sandbox_mb() }
     }
 }
 
@@ -169,6 +175,8 @@ pub(crate) struct Shared {
     cgroups: Arc<Cgroups>,
     /// Read-only layers every sandbox sees at `/.dsh/layers`.
     layers: layers::Layers,
+    /// Where sandboxes keep their files, with a quota each when the host allows.
+    disk: disk::Disk,
     sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
     /// Templates whose pool is being refilled.
     refilling: Mutex<std::collections::HashSet<String>>,
@@ -224,24 +232,30 @@ impl Shared {
                 Isolation::Strict { ids }
             }
         };
-        loop {
-            let id = registry::new_sandbox_id();
-            if map.contains_key(&id) {
-                continue;
-            }
-            let record = registry::Record {
-                sandbox_id: id.clone(),
-                isolation: Some(isolation),
-                ..record.clone()
-            };
-            let slot = Arc::new(Slot::new(record));
-            map.insert(id, slot.clone());
-            return Ok(slot);
-        }
+        let record = registry::Record { isolation: Some(isolation), ..record.clone() };
+        Ok(insert_with_new_id(&mut map, record))
+    }
+
+    /// Inserts a slot for a fork: a fresh id, and the record's own uid block (the fork's
+    /// files are its parent's, owned by that block).
+    pub(crate) fn insert_fork(&self, record: &registry::Record) -> Arc<Slot> {
+        insert_with_new_id(&mut self.map(), record.clone())
     }
 
     pub(crate) fn remove_slot(&self, id: &str) {
         self.map().remove(id);
+    }
+}
+
+fn insert_with_new_id(map: &mut HashMap<String, Arc<Slot>>, record: registry::Record) -> Arc<Slot> {
+    loop {
+        let id = registry::new_sandbox_id();
+        if map.contains_key(&id) {
+            continue;
+        }
+        let slot = Arc::new(Slot::new(registry::Record { sandbox_id: id.clone(), ..record }));
+        map.insert(id, slot.clone());
+        return slot;
     }
 }
 
@@ -368,8 +382,12 @@ impl Daemon {
         // the first create as one.
         let envd_binary = std::fs::canonicalize(&envd_binary)
             .with_context(|| format!("resolving {}", envd_binary.display()))?;
+        // Before the records are read: with quotas they live in the disk image.
+        let disk = disk::Disk::open(&state_dir, config.defaults.disk_mb, config.disk_image_mb);
         let store = Store::open(&state_dir)?;
-        let host = HostInfo::probe(&state_dir);
+        let host = HostInfo::probe(&disk);
+        let envd_binary = share_program(&state_dir, &envd_binary)?;
+        launcher = launcher.shared_program_dir(state_dir.join(PROGRAM_DIR));
         // Before anything is mounted: a daemon that cannot listen leaves nothing behind.
         let listener = dsh_http::bind(config.listen)
             .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -385,6 +403,7 @@ impl Daemon {
             host,
             cgroups,
             layers,
+            disk,
             sandboxes: Mutex::new(HashMap::new()),
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
@@ -435,6 +454,14 @@ impl Daemon {
         &self.api_key
     }
 
+    /// What each sandbox may write to its files, in MiB, or why there is no quota.
+    pub fn disk_quota_mb(&self) -> Result<u64, &str> {
+        match self.shared.disk.unlimited_reason() {
+            Some(reason) => Err(reason),
+            None => Ok(self.shared.disk.sandbox_mb()),
+        }
+    }
+
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
     }
@@ -469,6 +496,7 @@ impl Daemon {
         }
         while pauses.join_next().await.is_some() {}
         self.shared.layers.unmount();
+        self.shared.disk.unmount();
         // Streams to sandboxes ended with their envd; give idle connections a moment.
         match tokio::time::timeout(Duration::from_secs(5), &mut self.server).await {
             Ok(result) => result.context("the server task panicked")??,
@@ -488,6 +516,8 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         self.reaper.abort();
         self.sampler.abort();
+        // Its sandboxes still run on their files.
+        self.shared.disk.keep_mounted();
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -499,6 +529,27 @@ pub async fn serve(config: Config, shutdown: impl Future<Output = ()>) -> anyhow
     let daemon = Daemon::start(config).await?;
     shutdown.await;
     daemon.shutdown().await
+}
+
+/// The daemon's own directory holding envd alone, shown in every sandbox at `/.dsh/bin`.
+const PROGRAM_DIR: &str = "program";
+
+/// Puts `binary` alone in `<state>/program/` (a hard link, or a copy across filesystems)
+/// and returns its path there: every sandbox's `/.dsh/bin` shows that one file, so no
+/// sandbox needs a copy of its own (its files may live in the disk image).
+fn share_program(state_dir: &Path, binary: &Path) -> anyhow::Result<PathBuf> {
+    let dir = state_dir.join(PROGRAM_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = binary.file_name().context("envd's path has no file name")?;
+    let shared = dir.join(name);
+    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    let _ = std::fs::remove_file(&tmp);
+    if std::fs::hard_link(binary, &tmp).is_err() {
+        std::fs::copy(binary, &tmp)
+            .with_context(|| format!("copying {} into {}", binary.display(), dir.display()))?;
+    }
+    std::fs::rename(&tmp, &shared).with_context(|| format!("replacing {}", shared.display()))?;
+    Ok(shared)
 }
 
 /// Reads `<state-dir>/api-key`, or generates one (`dsh_` + 40 hex digits, mode 0600).

@@ -32,7 +32,28 @@ pub fn config(state: &Path) -> DaemonConfig {
     config.init_binary = Some(init_binary());
     config.envd_binary = Some(envd_binary());
     config.reaper_tick = Duration::from_millis(100);
+    config.disk_image_mb = Some(DISK_IMAGE_MB);
     config
+}
+
+/// The size of each test daemon's disk image (sparse: it takes what is written).
+pub const DISK_IMAGE_MB: u64 = 4096;
+
+/// Runs `inspect` on the sandboxes' directory of a stopped daemon: its disk image,
+/// mounted read-only for the call (a daemon unmounts it at shutdown).
+pub fn inspect_stopped<T>(state: &Path, inspect: impl FnOnce(&Path) -> T) -> T {
+    let mountpoint = tempfile::Builder::new().prefix("dsh-inspect-").tempdir().unwrap();
+    let status = std::process::Command::new("mount")
+        .args(["-o", "loop,ro"])
+        .arg(state.join(dsh_sandboxd::server::disk::IMAGE_FILE))
+        .arg(mountpoint.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "mounting the disk image of {}", state.display());
+    let _unmount = scopeguard(|| {
+        let _ = std::process::Command::new("umount").arg(mountpoint.path()).status();
+    });
+    inspect(mountpoint.path())
 }
 
 pub struct Harness {
@@ -108,7 +129,7 @@ impl Drop for KillOnDrop {
 
 /// SIGKILLs every sandbox init recorded under `state` and waits for it to go; then
 /// removes what a dropped (not shut down) daemon leaves as a crashed one would: pinned
-/// network namespaces with their pasta, and cgroups.
+/// network namespaces with their pasta, cgroups, and the mounted disk image.
 pub fn kill_all_sandboxes(state: &Path) {
     let Ok(entries) = std::fs::read_dir(state.join("sandboxes")) else { return };
     let entries: Vec<_> = entries.flatten().collect();
@@ -122,6 +143,7 @@ pub fn kill_all_sandboxes(state: &Path) {
                 let _ = cgroups.open(&id).remove();
             }
         }
+        dsh_sandboxd::server::disk::clean_up(state);
     };
     let _cleaned = scopeguard(clean_up);
     for entry in &entries {

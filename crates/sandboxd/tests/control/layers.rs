@@ -207,6 +207,8 @@ async fn a_daemon_that_fails_to_start_or_is_dropped_leaves_no_layer_view_mounted
         async || mounts_at(&view) == 0,
     )
     .await;
+    // Its (here sandbox-less) disk image stays mounted, as after a crash.
+    super::harness::kill_all_sandboxes(&state);
     std::fs::remove_dir_all(&state).unwrap();
 }
 

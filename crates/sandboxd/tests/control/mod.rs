@@ -1,5 +1,7 @@
 mod bodies;
+mod disk;
 mod doors;
+mod fork;
 mod harness;
 mod layers;
 mod lifecycle;

@@ -81,12 +81,14 @@ async fn a_pooled_sandbox_is_handed_out_once_with_its_owners_settings() {
 
     // Shutdown pauses the owned sandboxes and kills the pool: nothing of it is kept.
     daemon.shutdown().await.unwrap();
-    let mut left: Vec<String> = std::fs::read_dir(state.join("sandboxes"))
-        .unwrap()
-        .flatten()
-        .filter(|entry| entry.path().is_dir())
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .collect();
+    let mut left: Vec<String> = super::harness::inspect_stopped(&state, |sandboxes| {
+        std::fs::read_dir(sandboxes)
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.path().is_dir())
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .collect()
+    });
     left.sort();
     let mut owned = vec![
         id,

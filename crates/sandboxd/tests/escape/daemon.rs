@@ -127,8 +127,8 @@ impl Harness {
 }
 
 impl Drop for Harness {
-    /// Kills every sandbox's init and removes its cgroup, and detaches the layer view: a
-    /// daemon dropped without `shutdown` leaves all three behind.
+    /// Kills every sandbox's init and removes its cgroup, and detaches the layer view and
+    /// the disk image: a daemon dropped without `shutdown` leaves all four behind.
     fn drop(&mut self) {
         drop(self.daemon.take());
         dsh_sandboxd::server::layers::clean_up(&self.dir.path().join("state"));
@@ -152,6 +152,7 @@ impl Drop for Harness {
                 let _ = cgroup.remove();
             }
         }
+        dsh_sandboxd::server::disk::clean_up(&self.dir.path().join("state"));
     }
 }
 

@@ -1,0 +1,92 @@
+//! Fork (`POST /sandboxes/{id}/fork`): new sandboxes that start from a sandbox's files.
+//!
+//! A fork gets its parent's files as they are at the fork (a btrfs snapshot of the
+//! parent's directory: milliseconds, whatever the parent holds; a copy without disk
+//! quotas), its template, environment, metadata, limits and network settings, and a new
+//! id and tokens. Its processes start fresh, as after a filesystem-only resume: memory
+//! state does not carry over (see docs/sandboxd.md). The parent keeps running untouched.
+//!
+//! A fork keeps its parent's uid block: its files are the parent's, owned by those host
+//! ids, and re-owning them would cost a pass over every file. The two stay apart (each
+//! has its own user, pid, mount and network namespaces and cgroup); they share only the
+//! per-uid process limit, and the block stays taken while either lives.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use super::lifecycle;
+use super::registry::{Phase, Record, now_ms, random_hex};
+use super::{Shared, Slot};
+
+/// Makes the files of one fork of `parent` (whose directory must not change meanwhile:
+/// the caller holds the parent's `ops` lock) and returns its slot, saved as `creating`
+/// first, so that a daemon killed before the fork is started removes it on its next start.
+pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<Slot>> {
+    let now = now_ms();
+    let mut network = parent.network.clone();
+    network.traffic_access_token = network.traffic_access_token.as_ref().map(|_| random_hex(32));
+    let record = Record {
+        sandbox_id: String::new(),
+        envd_access_token: parent.envd_access_token.as_ref().map(|_| random_hex(32)),
+        started_at_ms: now,
+        end_at_ms: now,
+        phase: Phase::Creating,
+        network,
+        ..parent.clone()
+    };
+    let slot = shared.insert_fork(&record);
+    let started = std::time::Instant::now();
+    let made = async {
+        shared.store.save(&slot.record()).context("writing the fork's record")?;
+        let (from, to) =
+            (shared.store.sandbox_dir(&parent.sandbox_id), shared.store.sandbox_dir(&slot.id));
+        let owner = shared.clone();
+        tokio::task::spawn_blocking(move || {
+            owner.disk.copy_sandbox_dir(&from, &to)?;
+            clear_run_state(&to)
+        })
+        .await
+        .context("the fork task panicked")?
+    }
+    .await;
+    if let Err(e) = made {
+        let id = slot.id.clone();
+        let owner = shared.clone();
+        let removed = tokio::task::spawn_blocking(move || {
+            owner.store.remove(&id)?;
+            lifecycle::destroy_dir(&id, owner.store.sandbox_dir(&id))
+        })
+        .await;
+        let cleanup = match removed {
+            Ok(result) => result,
+            Err(panicked) => Err(panicked.into()),
+        };
+        if let Err(cleanup) = cleanup {
+            tracing::error!(sandbox = %slot.id, error = format!("{cleanup:#}"), "removing a failed fork");
+        }
+        shared.remove_slot(&slot.id);
+        return Err(e.context(format!("forking sandbox {}", parent.sandbox_id)));
+    }
+    let files_us = started.elapsed().as_micros();
+    tracing::info!(parent = %parent.sandbox_id, fork = %slot.id, files_us, "fork files made");
+    Ok(slot)
+}
+
+/// Removes what belongs to the parent's running processes from a copy of its directory:
+/// its init's pid file (the fork would seem to run already), envd's log and the address
+/// envd announced.
+fn clear_run_state(dir: &Path) -> anyhow::Result<()> {
+    let state = crate::state::StateDir::new(dir);
+    state.remove_pid();
+    for path in [dir.join("envd.log"), lifecycle::ready_file(dir)] {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing {}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
