@@ -142,11 +142,11 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 Some("size=0,mode=0555"),
             )
         }
-        Step::MaskFile { target, null } => {
+        Step::MaskFile { target, null: source } | Step::BindFile { source, target } => {
             if !sys.exists(target) {
                 return Ok(());
             }
-            sys.mount(Some(null), target, None, MountFlags::BIND, None)
+            sys.mount(Some(source), target, None, MountFlags::BIND, None)
         }
         Step::ReadOnly { target } => {
             if !sys.exists(target) {

@@ -61,6 +61,13 @@ pub const MASKED_FILES: &[&str] = &[
 pub const READ_ONLY_PATHS: &[&str] =
     &["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"];
 
+/// The sandbox's boot id: a file of the state directory (relative to it) the launcher
+/// writes at every start, bound over the kernel's (the host's) inside. A sandbox's boot
+/// id is its own and changes when it starts again, as a machine's does when it reboots
+/// (E2B's filesystem-only resume is a cold boot), and the host's stays out of sight.
+pub const BOOT_ID_FILE: &str = "boot_id";
+pub const BOOT_ID_INSIDE: &str = "/proc/sys/kernel/random/boot_id";
+
 /// Where, relative to the state directory, the payload binary is found for the read-only
 /// overlay at [`PROGRAM_DIR`] (the launcher links it there).
 pub const PROGRAM_LINK_DIR: &str = "program";
@@ -175,6 +182,12 @@ pub enum Step {
         target: PathBuf,
         null: PathBuf,
     },
+    /// A file of the state directory (`source`, relative to it) bound over a file inside.
+    /// Skipped if `target` is missing.
+    BindFile {
+        source: PathBuf,
+        target: PathBuf,
+    },
     /// Bound onto itself read-only (nosuid, nodev, noexec). Skipped if missing.
     ReadOnly {
         target: PathBuf,
@@ -255,6 +268,9 @@ impl fmt::Display for Step {
             Step::MountDevpts { target } => write!(f, "mount devpts at {}", target.display()),
             Step::MaskDir { target } | Step::MaskFile { target, .. } => {
                 write!(f, "mask {}", target.display())
+            }
+            Step::BindFile { source, target } => {
+                write!(f, "bind {} over {}", source.display(), target.display())
             }
             Step::ReadOnly { target } => write!(f, "make {} read-only", target.display()),
             Step::PivotRoot { new_root } => write!(f, "pivot_root into {}", new_root.display()),
@@ -563,6 +579,7 @@ pub fn build_with_cgroup(
     steps.extend(
         MASKED_FILES.iter().map(|path| Step::MaskFile { target: at(path), null: null.clone() }),
     );
+    steps.push(Step::BindFile { source: PathBuf::from(BOOT_ID_FILE), target: at(BOOT_ID_INSIDE) });
     steps.extend(READ_ONLY_PATHS.iter().map(|path| Step::ReadOnly { target: at(path) }));
     if let Some(view) = &spec.layers {
         steps.extend([

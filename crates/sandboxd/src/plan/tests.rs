@@ -106,6 +106,9 @@ fn render(steps: &[Step]) -> String {
             Step::MaskFile { target, null } => {
                 format!("mask-file {} with {}", target.display(), null.display())
             }
+            Step::BindFile { source, target } => {
+                format!("bind-file {} over {}", source.display(), target.display())
+            }
             Step::ReadOnly { target } => format!("read-only {}", target.display()),
             Step::Bind { source, target, read_only } => format!(
                 "bind {} {} {}",
@@ -269,6 +272,7 @@ mask-file /s/rootfs/proc/latency_stats with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/timer_list with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/timer_stats with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/sched_debug with /s/rootfs/dev/null
+bind-file boot_id over /s/rootfs/proc/sys/kernel/random/boot_id
 read-only /s/rootfs/proc/bus
 read-only /s/rootfs/proc/fs
 read-only /s/rootfs/proc/irq

@@ -19,7 +19,7 @@ use super::pool;
 use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex, rfc3339};
 use super::{
     ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, fork,
-    lifecycle, proxy,
+    lifecycle, proxy, snapshots,
 };
 
 type ApiResult<T> = Result<T, ApiError>;
@@ -32,6 +32,9 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}", get(get_one).delete(kill))
         .route("/sandboxes/{id}/pause", post(pause))
         .route("/sandboxes/{id}/fork", post(fork))
+        .route("/sandboxes/{id}/snapshots", post(take_snapshot))
+        .route("/snapshots", get(list_snapshots))
+        .route("/templates/{id}", axum::routing::delete(delete_snapshot))
         .route("/sandboxes/{id}/resume", post(resume))
         .route("/sandboxes/{id}/connect", post(connect))
         .route("/v2/sandboxes/{id}/connect", post(connect))
@@ -471,8 +474,26 @@ fn new_record(
     Ok((record, timeout))
 }
 
-async fn create(State(shared): S, JsonBody(body): JsonBody<CreateBody>) -> ApiResult<Response> {
+async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> ApiResult<Response> {
+    // `templateID` may name a snapshot: the sandbox then starts from its files.
+    let snapshot = body
+        .template_id
+        .as_deref()
+        .filter(|id| shared.config.templates.get(id).is_err())
+        .and_then(|id| snapshots::find(&shared, id));
+    if let Some(snapshot) = &snapshot {
+        body.template_id = Some(snapshot.template_id.clone());
+        let mut env_vars = snapshot.env_vars.clone();
+        env_vars.extend(body.env_vars.take().unwrap_or_default());
+        body.env_vars = Some(env_vars);
+    }
     let (record, timeout) = new_record(&shared.config.templates, body)?;
+    if let Some(snapshot) = snapshot {
+        return detached(
+            async move { create_from_snapshot(&shared, record, &snapshot, timeout).await },
+        )
+        .await;
+    }
     detached(async move {
         // A pooled sandbox has the template's default limits.
         let poolable = record.cpu_count.is_none() && record.memory_mb.is_none();
@@ -507,6 +528,42 @@ async fn create(State(shared): S, JsonBody(body): JsonBody<CreateBody>) -> ApiRe
     .await
 }
 
+/// A sandbox whose files start as a snapshot's (and keep its uid block: they are owned
+/// by it).
+async fn create_from_snapshot(
+    shared: &Arc<Shared>,
+    record: Record,
+    snapshot: &snapshots::Snapshot,
+    timeout: u64,
+) -> ApiResult<Response> {
+    let slot = shared.insert_fork(&Record { isolation: snapshot.isolation, ..record });
+    let _ops = slot.ops.lock().await;
+    let id = slot.id.clone();
+    if let Err(e) = save(shared, &slot) {
+        shared.remove_slot(&id);
+        return Err(e);
+    }
+    let (from, to) = (snapshots::files(shared, snapshot), shared.store.sandbox_dir(&id));
+    let owner = shared.clone();
+    let copied = tokio::task::spawn_blocking(move || owner.disk.copy_sandbox_dir(&from, &to))
+        .await
+        .unwrap_or_else(|e| Err(anyhow::anyhow!("the copy task panicked: {e}")));
+    let started = match copied {
+        Ok(()) => lifecycle::start(shared, &slot).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = started {
+        let error = ApiError::internal(
+            &e.context(format!("creating sandbox {id} from snapshot {}", snapshot.snapshot_id)),
+        );
+        if let Err(e) = lifecycle::kill(shared, &slot).await {
+            tracing::error!(sandbox = %id, error = format!("{e:#}"), "cleaning up a failed create");
+        }
+        return Err(error);
+    }
+    created(shared, &slot, timeout)
+}
+
 /// A sandbox just made ready for its owner: its clock starts now, it is saved, and the
 /// create answers 201 with it.
 fn created(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Response> {
@@ -523,6 +580,75 @@ fn start_clock(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Record> 
         inner.record.end_at_ms = now + timeout * 1000;
     }
     save(shared, slot)
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct SnapshotBody {
+    name: Option<String>,
+}
+
+/// `POST /sandboxes/{id}/snapshots` `{name?}`: 201 SnapshotInfo.
+async fn take_snapshot(
+    State(shared): S,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<SnapshotBody>,
+) -> ApiResult<Response> {
+    detached(async move {
+        let slot = existing(&shared, &id)?;
+        let _ops = slot.ops.lock().await;
+        if slot.lock().gone {
+            return Err(ApiError::not_found(&id));
+        }
+        let snapshot = snapshots::take(&shared, &slot, body.name).await?;
+        Ok((StatusCode::CREATED, axum::Json(snapshot.info())).into_response())
+    })
+    .await
+}
+
+/// `GET /snapshots?sandboxID=&name=&limit=&nextToken=`: newest first, E2B's paging.
+async fn list_snapshots(
+    State(shared): S,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let limit = match query.get("limit") {
+        None => 100,
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => return Err(ApiError::bad_request(format!("limit must be 1..100, got '{text}'"))),
+        },
+    };
+    let offset = match query.get("nextToken") {
+        None => 0,
+        Some(text) => text
+            .parse::<usize>()
+            .map_err(|_| ApiError::bad_request(format!("invalid nextToken '{text}'")))?,
+    };
+    let matching: Vec<snapshots::Snapshot> = snapshots::list(&shared)
+        .into_iter()
+        .filter(|s| query.get("sandboxID").is_none_or(|id| s.sandbox_id == *id))
+        .filter(|s| query.get("name").is_none_or(|name| !s.names.is_empty() && s.is_named(name)))
+        .collect();
+    let page: Vec<Value> = matching.iter().skip(offset).take(limit).map(|s| s.info()).collect();
+    let next = offset + page.len();
+    let mut response = axum::Json(page).into_response();
+    if next < matching.len() {
+        response.headers_mut().insert("x-next-token", HeaderValue::from(next));
+    }
+    Ok(response)
+}
+
+/// `DELETE /templates/{id}`: this daemon's only deletable templates are snapshots.
+async fn delete_snapshot(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    detached(async move {
+        match snapshots::delete(&shared, &id).await? {
+            true => Ok(StatusCode::NO_CONTENT),
+            false => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("template or snapshot '{id}' not found"),
+            )),
+        }
+    })
+    .await
 }
 
 #[derive(Debug, Default, Deserialize)]

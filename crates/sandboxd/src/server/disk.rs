@@ -108,11 +108,17 @@ impl Disk {
             .with_context(|| format!("limiting {} to its quota", dir.display()))
     }
 
-    /// Gives the new sandbox directory `to` the files of the sandbox directory `from` (a
-    /// fork): with quotas, a snapshot (every block shared until either side writes; the
-    /// same few milliseconds whatever `from` holds) limited like a new sandbox; without,
-    /// a copy (`cp -a`, reflinked where the filesystem can).
+    /// Gives the new directory `to` the files of the sandbox directory `from` (a fork, a
+    /// snapshot, a sandbox from a snapshot): with quotas, a btrfs snapshot (every block
+    /// shared until either side writes; the same few milliseconds whatever `from` holds)
+    /// limited like a new sandbox; without, a copy (`cp -a`, reflinked where the
+    /// filesystem can). What belonged to `from`'s running processes is left out.
     pub fn copy_sandbox_dir(&self, from: &Path, to: &Path) -> anyhow::Result<()> {
+        self.copy_files(from, to)?;
+        clear_run_state(to)
+    }
+
+    fn copy_files(&self, from: &Path, to: &Path) -> anyhow::Result<()> {
         match &self.quota {
             Ok(quota) => {
                 btrfs::snapshot(from, to).with_context(|| {
@@ -144,6 +150,22 @@ impl Disk {
             tracing::warn!(root = %self.root.display(), %err, "unmounting the sandboxes' disk");
         }
     }
+}
+
+/// Removes from a copy of a sandbox directory what belongs to the original's processes:
+/// its init's pid file (the copy would seem to run already), envd's log and the address
+/// envd announced.
+fn clear_run_state(dir: &Path) -> anyhow::Result<()> {
+    crate::state::StateDir::new(dir).remove_pid();
+    for path in [dir.join("envd.log"), super::lifecycle::ready_file(dir)] {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing {}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A daemon whose start failed after the image was mounted does not leave it mounted.

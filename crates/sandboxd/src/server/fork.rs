@@ -11,7 +11,6 @@
 //! has its own user, pid, mount and network namespaces and cgroup); they share only the
 //! per-uid process limit, and the block stays taken while either lives.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -43,12 +42,9 @@ pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<S
         let (from, to) =
             (shared.store.sandbox_dir(&parent.sandbox_id), shared.store.sandbox_dir(&slot.id));
         let owner = shared.clone();
-        tokio::task::spawn_blocking(move || {
-            owner.disk.copy_sandbox_dir(&from, &to)?;
-            clear_run_state(&to)
-        })
-        .await
-        .context("the fork task panicked")?
+        tokio::task::spawn_blocking(move || owner.disk.copy_sandbox_dir(&from, &to))
+            .await
+            .context("the fork task panicked")?
     }
     .await;
     if let Err(e) = made {
@@ -72,21 +68,4 @@ pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<S
     let files_us = started.elapsed().as_micros();
     tracing::info!(parent = %parent.sandbox_id, fork = %slot.id, files_us, "fork files made");
     Ok(slot)
-}
-
-/// Removes what belongs to the parent's running processes from a copy of its directory:
-/// its init's pid file (the fork would seem to run already), envd's log and the address
-/// envd announced.
-fn clear_run_state(dir: &Path) -> anyhow::Result<()> {
-    let state = crate::state::StateDir::new(dir);
-    state.remove_pid();
-    for path in [dir.join("envd.log"), lifecycle::ready_file(dir)] {
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| format!("removing {}", path.display()));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }

@@ -24,6 +24,7 @@ pub mod network;
 mod pool;
 mod proxy;
 pub mod registry;
+mod snapshots;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -182,6 +183,8 @@ pub(crate) struct Shared {
     refilling: Mutex<std::collections::HashSet<String>>,
     /// Set by shutdown: no new pooled sandboxes.
     stopping: std::sync::atomic::AtomicBool,
+    /// Held while a snapshot is taken or deleted (names are checked, then taken).
+    snapshot_lock: tokio::sync::Mutex<()>,
 }
 
 impl Shared {
@@ -218,11 +221,15 @@ impl Shared {
         let isolation = match self.config.isolation {
             IsolationLevel::Namespaces => Isolation::Namespaces,
             IsolationLevel::Strict => {
+                // Blocks of live sandboxes, and of snapshots (their files are owned by it).
+                let held = snapshots::held_blocks(self);
                 let taken: std::collections::HashSet<u32> = map
                     .values()
-                    .filter_map(|slot| match slot.lock().record.isolation {
-                        Some(Isolation::Strict { ids }) => Some(ids.host_base),
-                        _ => None,
+                    .filter_map(|slot| slot.lock().record.isolation)
+                    .chain(held)
+                    .filter_map(|isolation| match isolation {
+                        Isolation::Strict { ids } => Some(ids.host_base),
+                        Isolation::Namespaces => None,
                     })
                     .collect();
                 let ids = (0..)
@@ -407,6 +414,7 @@ impl Daemon {
             sandboxes: Mutex::new(HashMap::new()),
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
+            snapshot_lock: tokio::sync::Mutex::new(()),
         });
 
         let recovered = {
@@ -418,6 +426,7 @@ impl Daemon {
         for record in recovered {
             shared.insert_slot(Arc::new(Slot::new(record)));
         }
+        snapshots::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {
             pool::refill(&shared, &template);

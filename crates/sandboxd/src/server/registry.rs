@@ -225,7 +225,8 @@ impl Store {
                         tracing::warn!(path = %path.display(), ?other, "ignoring unreadable sandbox record");
                     }
                 }
-            } else if entry.file_type()?.is_dir() {
+            } else if entry.file_type()?.is_dir() && !name.starts_with('.') {
+                // (A dot name is never a sandbox id: `.snapshots`.)
                 dirs.push(name);
             }
         }

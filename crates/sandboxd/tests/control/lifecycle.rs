@@ -592,3 +592,35 @@ async fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory_and_fill_w
     assert_eq!(body["code"], 507);
     assert!(body["message"].as_str().unwrap().contains("/tmp/big"), "{body}");
 }
+
+/// Each start of a sandbox has a boot id of its own (a pause and resume is a reboot, as
+/// E2B's filesystem-only resume is), and the host's is out of sight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_start_has_its_own_boot_id_and_the_hosts_is_hidden() {
+    let h = Harness::start().await;
+    let c = &h.client;
+    let host = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let read = async |sandbox: &Value| {
+        let (id, code) = c.run(sandbox, "cat /proc/sys/kernel/random/boot_id").await;
+        assert_eq!(code, 0);
+        let bytes = id.trim_end().as_bytes();
+        let dashes: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] == b'-').collect();
+        assert_eq!((bytes.len(), dashes, bytes[14]), (36, vec![8, 13, 18, 23], b'4'), "{id}");
+        id
+    };
+    let a = c.create(json!({"templateID": "base"})).await;
+    let b = c.create(json!({"templateID": "base"})).await;
+    let first = read(&a).await;
+    assert_ne!(first, host);
+    assert_ne!(first, read(&b).await);
+    let id = a["sandboxID"].as_str().unwrap();
+    assert_eq!(
+        c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let resumed = c
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(resumed.status, StatusCode::CREATED);
+    assert_ne!(read(&a).await, first);
+}

@@ -10,4 +10,5 @@ mod network;
 mod pool;
 mod ports;
 mod restart;
+mod snapshots;
 mod sudo;

@@ -1,0 +1,257 @@
+//! Snapshots (E2B's `POST /sandboxes/{id}/snapshots`, `GET /snapshots`,
+//! `DELETE /templates/{id}`, and `Sandbox.create(<snapshot>)`): a sandbox's files kept
+//! under a name, to start new sandboxes from.
+//!
+//! A snapshot is a copy of the sandbox's directory (a btrfs snapshot with disk quotas:
+//! milliseconds, sharing every block) in `<sandboxes>/.snapshots/<key>/`, described by
+//! `<key>.json` (written last: a directory without it is a snapshot a killed daemon left
+//! half-made, removed at the next start). A sandbox made from it gets its own copy, so a
+//! snapshot can be deleted while sandboxes made from it run. Like a fork, the files keep
+//! their sandbox's uid block; the block stays taken while a snapshot holds it.
+//!
+//! Names: E2B's snapshots are templates, named `<name>:<tag>`; an unnamed snapshot gets
+//! a generated id. `snap-1` is `snap-1:default`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::registry::{now_ms, random_hex, set_mode};
+use super::{ApiError, Shared, Slot};
+use crate::spec::Isolation;
+
+/// The directory, among the sandboxes' (the same filesystem, for snapshots to be cheap).
+pub const DIR: &str = ".snapshots";
+const DEFAULT_TAG: &str = "default";
+
+/// A snapshot as kept in `<key>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// The directory's name (ids and names may hold `/` and `:`; keys do not).
+    pub key: String,
+    #[serde(rename = "snapshotID")]
+    pub snapshot_id: String,
+    pub names: Vec<String>,
+    /// The sandbox it was taken from.
+    #[serde(rename = "sandboxID")]
+    pub sandbox_id: String,
+    /// The template of that sandbox: what a sandbox made from it runs.
+    #[serde(rename = "templateID")]
+    pub template_id: String,
+    pub isolation: Option<Isolation>,
+    /// The sandbox's `envVars`, the default of a sandbox made from the snapshot.
+    pub env_vars: BTreeMap<String, String>,
+    pub created_at_ms: u64,
+}
+
+impl Snapshot {
+    /// E2B's SnapshotInfo.
+    pub fn info(&self) -> serde_json::Value {
+        serde_json::json!({"snapshotID": self.snapshot_id, "names": self.names})
+    }
+
+    /// Whether `reference` (an id, a name, or a name without its tag) names this one.
+    pub fn is_named(&self, reference: &str) -> bool {
+        self.snapshot_id == reference
+            || self.names.iter().any(|name| name == reference || *name == qualified(reference))
+    }
+}
+
+/// `name` with E2B's default tag when it has none.
+fn qualified(name: &str) -> String {
+    if name.contains(':') { name.to_owned() } else { format!("{name}:{DEFAULT_TAG}") }
+}
+
+/// A snapshot name: `name` or `name:tag`, each part 1 to 128 of `[a-z0-9._-]` (and `/`
+/// in the name), as template names are.
+fn check_name(name: &str) -> Result<String, ApiError> {
+    let qualified = qualified(name);
+    let valid_part = |part: &str, slash: bool| {
+        (1..=128).contains(&part.len())
+            && part.bytes().all(|b| {
+                b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || matches!(b, b'.' | b'_' | b'-')
+                    || (slash && b == b'/')
+            })
+    };
+    match qualified.split_once(':') {
+        Some((base, tag)) if valid_part(base, true) && valid_part(tag, false) => Ok(qualified),
+        _ => Err(ApiError::bad_request(format!(
+            "invalid snapshot name {name:?}: use lowercase letters, digits, '.', '_', '-' \
+             (and '/'), with an optional ':tag'"
+        ))),
+    }
+}
+
+fn dir(shared: &Shared) -> PathBuf {
+    shared.store.root().join(DIR)
+}
+
+/// The directory holding `snapshot`'s files.
+pub fn files(shared: &Shared, snapshot: &Snapshot) -> PathBuf {
+    dir(shared).join(&snapshot.key)
+}
+
+/// Every snapshot, newest first.
+pub fn list(shared: &Shared) -> Vec<Snapshot> {
+    let root = dir(shared);
+    let Ok(entries) = std::fs::read_dir(&root) else { return Vec::new() };
+    let mut snapshots: Vec<Snapshot> = entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| serde_json::from_slice::<Snapshot>(&std::fs::read(e.path()).ok()?).ok())
+        .filter(|s| root.join(&s.key).is_dir())
+        .collect();
+    snapshots.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(a.key.cmp(&b.key)));
+    snapshots
+}
+
+/// The snapshot `reference` names, if any.
+pub fn find(shared: &Shared, reference: &str) -> Option<Snapshot> {
+    list(shared).into_iter().find(|s| s.is_named(reference))
+}
+
+/// The uid blocks snapshots hold (not to be handed to new sandboxes).
+pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
+    list(shared).into_iter().filter_map(|s| s.isolation).collect()
+}
+
+/// Takes a snapshot of the running or paused sandbox in `slot` (the caller holds its
+/// `ops` lock).
+pub async fn take(
+    shared: &Arc<Shared>,
+    slot: &Slot,
+    name: Option<String>,
+) -> Result<Snapshot, ApiError> {
+    let record = slot.record();
+    let names = match name.as_deref() {
+        Some(name) => vec![check_name(name)?],
+        None => Vec::new(),
+    };
+    let _writing = shared.snapshot_lock.lock().await;
+    if let Some(name) = names.first()
+        && find(shared, name).is_some()
+    {
+        return Err(ApiError::new(
+            axum::http::StatusCode::CONFLICT,
+            format!("snapshot '{name}' already exists: delete it first or choose another name"),
+        ));
+    }
+    let key = random_hex(10);
+    let snapshot = Snapshot {
+        snapshot_id: names.first().cloned().unwrap_or_else(|| format!("snap-{key}")),
+        names,
+        key: key.clone(),
+        sandbox_id: record.sandbox_id.clone(),
+        template_id: record.template_id.clone(),
+        isolation: record.isolation,
+        env_vars: record.env_vars.clone(),
+        created_at_ms: now_ms(),
+    };
+    let owner = shared.clone();
+    let kept = snapshot.clone();
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        let root = dir(&owner);
+        std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+        set_mode(&root, 0o700)?;
+        let target = root.join(&kept.key);
+        let made = owner
+            .disk
+            .copy_sandbox_dir(&owner.store.sandbox_dir(&kept.sandbox_id), &target)
+            .and_then(|()| write_json(&root.join(format!("{}.json", kept.key)), &kept));
+        if made.is_err() {
+            let _ = remove_dir(&target);
+        }
+        made
+    })
+    .await
+    .map_err(|e| ApiError::internal(&anyhow::anyhow!("the snapshot task panicked: {e}")))?
+    .map_err(|e| {
+        ApiError::internal(&e.context(format!("snapshotting sandbox {}", record.sandbox_id)))
+    })?;
+    tracing::info!(sandbox = %record.sandbox_id, snapshot = %snapshot.snapshot_id, "snapshot taken");
+    Ok(snapshot)
+}
+
+/// Deletes the snapshot `reference` names; `false` when there is none.
+pub async fn delete(shared: &Arc<Shared>, reference: &str) -> Result<bool, ApiError> {
+    let _writing = shared.snapshot_lock.lock().await;
+    let Some(snapshot) = find(shared, reference) else { return Ok(false) };
+    let root = dir(shared);
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        // The description first: a daemon killed in between leaves a directory without
+        // one, removed at its next start.
+        std::fs::remove_file(root.join(format!("{}.json", snapshot.key)))?;
+        remove_dir(&root.join(&snapshot.key))
+    })
+    .await
+    .map_err(|e| ApiError::internal(&anyhow::anyhow!("the snapshot task panicked: {e}")))?
+    .map_err(|e| ApiError::internal(&e))?;
+    Ok(true)
+}
+
+/// At start: removes snapshot directories without a description (half-made).
+pub fn recover(shared: &Shared) {
+    let root = dir(shared);
+    let Ok(entries) = std::fs::read_dir(&root) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let described = path.with_extension("json");
+        if path.is_dir() && !described.exists() {
+            tracing::warn!(path = %path.display(), "removing a snapshot left half-made");
+            if let Err(e) = remove_dir(&path) {
+                tracing::warn!(path = %path.display(), error = %e, "removing a half-made snapshot");
+            }
+        }
+    }
+}
+
+fn remove_dir(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn write_json(path: &Path, snapshot: &Snapshot) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let tmp = path.with_extension("json.tmp");
+    let data = serde_json::to_vec_pretty(snapshot)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
+    file.write_all(&data)?;
+    file.sync_data()?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn names_get_the_default_tag_and_bad_ones_are_refused() {
+        assert_eq!(check_name("snap-1").unwrap(), "snap-1:default");
+        assert_eq!(check_name("team/snap.1:v2").unwrap(), "team/snap.1:v2");
+        for bad in ["", "Snap", "a b", "a:", ":b", "a:b:c", "a:b/c"] {
+            assert_eq!(
+                check_name(bad).unwrap_err().status,
+                axum::http::StatusCode::BAD_REQUEST,
+                "{bad}"
+            );
+        }
+    }
+}
