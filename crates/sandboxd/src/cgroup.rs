@@ -163,18 +163,27 @@ pub struct SandboxCgroup {
 /// one), one on v2.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Dirs {
-    V1 { memory: PathBuf, pids: PathBuf, cpu: PathBuf, cpuacct: PathBuf },
+    /// `freezer` when that hierarchy is mounted: pausing with memory needs it, nothing
+    /// else does.
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpu: PathBuf,
+        cpuacct: PathBuf,
+        freezer: Option<PathBuf>,
+    },
     V2(PathBuf),
 }
 
 impl Dirs {
     fn join(&self, name: &str) -> Dirs {
         match self {
-            Dirs::V1 { memory, pids, cpu, cpuacct } => Dirs::V1 {
+            Dirs::V1 { memory, pids, cpu, cpuacct, freezer } => Dirs::V1 {
                 memory: memory.join(name),
                 pids: pids.join(name),
                 cpu: cpu.join(name),
                 cpuacct: cpuacct.join(name),
+                freezer: freezer.as_ref().map(|dir| dir.join(name)),
             },
             Dirs::V2(dir) => Dirs::V2(dir.join(name)),
         }
@@ -182,9 +191,9 @@ impl Dirs {
 
     fn distinct(&self) -> Vec<PathBuf> {
         match self {
-            Dirs::V1 { memory, pids, cpu, cpuacct } => {
+            Dirs::V1 { memory, pids, cpu, cpuacct, freezer } => {
                 let mut out: Vec<PathBuf> = Vec::new();
-                for dir in [memory, pids, cpu, cpuacct] {
+                for dir in [memory, pids, cpu, cpuacct].into_iter().chain(freezer) {
                     if !out.contains(dir) {
                         out.push(dir.clone());
                     }
@@ -412,6 +421,69 @@ impl SandboxCgroup {
                     (Pinned::Gone, _) | (Pinned::ByNumber, None) => Ok(()),
                 };
             }
+            // Frozen processes (a sandbox paused with its memory) die only once thawed:
+            // thawed after the signal, they exit before running any more of their code.
+            if matches!(self.dirs()?, Dirs::V1 { freezer: Some(_), .. } | Dirs::V2(_)) {
+                let _ = self.thaw();
+            }
+            thread::sleep(POLL);
+        }
+    }
+
+    /// Freezes every process of the cgroup where it stands (their memory stays; they use no
+    /// CPU) and waits until the kernel says all are frozen. v1 needs the freezer
+    /// hierarchy ([`CgroupError::MissingControllers`] without it); v2 has `cgroup.freeze`.
+    pub fn freeze(&self) -> Result<()> {
+        self.set_frozen(true)
+    }
+
+    /// Lets the processes of a frozen cgroup run again (a cgroup not frozen is left as is).
+    pub fn thaw(&self) -> Result<()> {
+        self.set_frozen(false)
+    }
+
+    fn set_frozen(&self, frozen: bool) -> Result<()> {
+        let (control, value, state, done) = match self.dirs()? {
+            Dirs::V1 { freezer: Some(dir), .. } => {
+                let value = if frozen { "FROZEN" } else { "THAWED" };
+                (dir.join("freezer.state"), value, dir.join("freezer.state"), value.to_owned())
+            }
+            Dirs::V1 { freezer: None, .. } => {
+                return Err(CgroupError::MissingControllers {
+                    version: Version::V1,
+                    missing: vec!["freezer"],
+                    hint: "mount cgroup v1's freezer (`mount -t cgroup -o freezer cgroup \
+                           /sys/fs/cgroup/freezer`) for pauses that keep memory"
+                        .into(),
+                });
+            }
+            Dirs::V2(dir) => {
+                let value = if frozen { "1" } else { "0" };
+                (
+                    dir.join("cgroup.freeze"),
+                    value,
+                    dir.join("cgroup.events"),
+                    format!("frozen {value}"),
+                )
+            }
+        };
+        write(&control, value)?;
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let now = read(&state)?;
+            if now.lines().any(|line| line.trim() == done) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(io_error(
+                    if frozen { "freezing" } else { "thawing" },
+                    &control,
+                    io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("still {:?} after {WAIT:?}", now.trim()),
+                    ),
+                ));
+            }
             thread::sleep(POLL);
         }
     }
@@ -445,7 +517,7 @@ impl SandboxCgroup {
     /// ""); on v1 each controller has its directory, as in a container.
     pub fn views(&self) -> Vec<(String, PathBuf)> {
         match &self.dirs {
-            Ok(Dirs::V1 { memory, pids, cpu, cpuacct }) => {
+            Ok(Dirs::V1 { memory, pids, cpu, cpuacct, .. }) => {
                 [("memory", memory), ("pids", pids), ("cpu", cpu), ("cpuacct", cpuacct)]
                     .into_iter()
                     .map(|(name, dir)| (name.to_owned(), dir.clone()))
@@ -856,8 +928,13 @@ fn resolve(mounts: &[CgroupMount], own: &[ProcCgroup]) -> Result<Dirs> {
         );
         return Err(CgroupError::MissingControllers { version: Version::V1, missing, hint });
     }
+    // Optional: without it, pauses cannot keep memory (they stop the processes instead).
+    let freezer = own
+        .iter()
+        .find(|l| l.controllers.iter().any(|c| c == "freezer"))
+        .and_then(|line| locate(&v1_with("freezer"), &line.path, "freezer").ok());
     match <[PathBuf; 4]>::try_from(found) {
-        Ok([memory, pids, cpu, cpuacct]) => Ok(Dirs::V1 { memory, pids, cpu, cpuacct }),
+        Ok([memory, pids, cpu, cpuacct]) => Ok(Dirs::V1 { memory, pids, cpu, cpuacct, freezer }),
         Err(_) => Err(CgroupError::OwnCgroup { reason: "v1 controllers not all found".into() }),
     }
 }
@@ -1174,6 +1251,7 @@ mod tests {
                 pids: "/sys/fs/cgroup/pids".into(),
                 cpu: "/sys/fs/cgroup/cpu".into(),
                 cpuacct: "/sys/fs/cgroup/cpuacct".into(),
+                freezer: Some("/sys/fs/cgroup/freezer".into()),
             }
         );
         let sandbox = dirs.join("dsh-sandboxes").join("s1");
@@ -1187,6 +1265,7 @@ mod tests {
                 PathBuf::from("/sys/fs/cgroup/pids/dsh-sandboxes/s1"),
                 PathBuf::from("/sys/fs/cgroup/cpu/dsh-sandboxes/s1"),
                 PathBuf::from("/sys/fs/cgroup/cpuacct/dsh-sandboxes/s1"),
+                PathBuf::from("/sys/fs/cgroup/freezer/dsh-sandboxes/s1"),
             ]
         );
     }

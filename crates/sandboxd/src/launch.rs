@@ -213,7 +213,6 @@ impl Launcher {
             Some(dir) => link_program_dir(&program, dir, &state.program())?,
             None => link_program(&program, &state.program())?,
         }
-        write_boot_id(&state.boot_id())?;
         let mut full_env = spec.template.env.clone();
         full_env.extend(env);
         let confine = match spec.isolation {
@@ -566,17 +565,6 @@ fn link_program(program: &Path, dir: &Path) -> Result<()> {
     }
     fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
     Ok(())
-}
-
-/// A fresh random (version 4) UUID at `path`, as the kernel writes boot ids.
-fn write_boot_id(path: &Path) -> Result<()> {
-    let mut bytes: [u8; 16] = rand::random();
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let text =
-        format!("{}-{}-{}-{}-{}\n", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
-    fs::write(path, text).map_err(|e| Error::io(format!("writing {}", path.display()), e))
 }
 
 /// Makes `link` a symlink to `dir`, the shared directory holding `program` alone.

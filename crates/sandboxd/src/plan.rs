@@ -61,11 +61,11 @@ pub const MASKED_FILES: &[&str] = &[
 pub const READ_ONLY_PATHS: &[&str] =
     &["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"];
 
-/// The sandbox's boot id: a file of the state directory (relative to it) the launcher
-/// writes at every start, bound over the kernel's (the host's) inside. A sandbox's boot
-/// id is its own and changes when it starts again, as a machine's does when it reboots
-/// (E2B's filesystem-only resume is a cold boot), and the host's stays out of sight.
-pub const BOOT_ID_FILE: &str = "boot_id";
+/// The sandbox's boot id: a random UUID the init writes in the sandbox's root (a tmpfs,
+/// so mountinfo shows no host path for it) at every start and binds over the kernel's
+/// (the host's). A sandbox's boot id is its own and changes when it starts again, as a
+/// machine's does when it reboots (E2B's filesystem-only resume is a cold boot).
+pub const BOOT_ID_FILE: &str = "/.dsh/boot_id";
 pub const BOOT_ID_INSIDE: &str = "/proc/sys/kernel/random/boot_id";
 
 /// Where, relative to the state directory, the payload binary is found for the read-only
@@ -182,8 +182,8 @@ pub enum Step {
         target: PathBuf,
         null: PathBuf,
     },
-    /// A file of the state directory (`source`, relative to it) bound over a file inside.
-    /// Skipped if `target` is missing.
+    /// A file of the sandbox's root (`source`) bound over a file inside. Skipped if
+    /// `target` is missing.
     BindFile {
         source: PathBuf,
         target: PathBuf,
@@ -207,8 +207,14 @@ pub enum Step {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Contents {
     Text(String),
-    PasswdWithUser { host: PathBuf },
-    GroupWithUser { host: PathBuf },
+    /// A fresh random (version 4) UUID and a newline, as the kernel writes boot ids.
+    RandomUuid,
+    PasswdWithUser {
+        host: PathBuf,
+    },
+    GroupWithUser {
+        host: PathBuf,
+    },
 }
 
 impl fmt::Display for Step {
@@ -579,7 +585,16 @@ pub fn build_with_cgroup(
     steps.extend(
         MASKED_FILES.iter().map(|path| Step::MaskFile { target: at(path), null: null.clone() }),
     );
-    steps.push(Step::BindFile { source: PathBuf::from(BOOT_ID_FILE), target: at(BOOT_ID_INSIDE) });
+    steps.extend([
+        Step::WriteFile {
+            path: at(BOOT_ID_FILE),
+            contents: Contents::RandomUuid,
+            mode: 0o444,
+            replace: true,
+            owner: owner(0, 0),
+        },
+        Step::BindFile { source: at(BOOT_ID_FILE), target: at(BOOT_ID_INSIDE) },
+    ]);
     steps.extend(READ_ONLY_PATHS.iter().map(|path| Step::ReadOnly { target: at(path) }));
     if let Some(view) = &spec.layers {
         steps.extend([

@@ -11,7 +11,6 @@
 //! <state>/root                      upper layer of /root
 //! <state>/var                       upper layer of /var
 //! <state>/init.pid                  "<host pid> <start time>" of the running init
-//! <state>/boot_id                   this start's boot id, shown at /proc/sys/kernel/random/boot_id
 //! ```
 
 use std::fs;
@@ -70,11 +69,6 @@ impl StateDir {
 
     pub fn var(&self) -> PathBuf {
         self.root.join("var")
-    }
-
-    /// This start's boot id (see [`crate::plan::BOOT_ID_FILE`]).
-    pub fn boot_id(&self) -> PathBuf {
-        self.root.join(crate::plan::BOOT_ID_FILE)
     }
 
     pub fn pid_file(&self) -> PathBuf {

@@ -72,6 +72,7 @@ fn render(steps: &[Step]) -> String {
             Step::WriteFile { path, contents, mode, replace, owner } => {
                 let contents = match contents {
                     Contents::Text(text) => format!("{text:?}"),
+                    Contents::RandomUuid => "random-uuid".to_owned(),
                     Contents::PasswdWithUser { host } => format!("passwd+user({})", host.display()),
                     Contents::GroupWithUser { host } => format!("group+user({})", host.display()),
                 };
@@ -272,7 +273,8 @@ mask-file /s/rootfs/proc/latency_stats with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/timer_list with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/timer_stats with /s/rootfs/dev/null
 mask-file /s/rootfs/proc/sched_debug with /s/rootfs/dev/null
-bind-file boot_id over /s/rootfs/proc/sys/kernel/random/boot_id
+write /s/rootfs/.dsh/boot_id 0444 random-uuid 100000:100000
+bind-file /s/rootfs/.dsh/boot_id over /s/rootfs/proc/sys/kernel/random/boot_id
 read-only /s/rootfs/proc/bus
 read-only /s/rootfs/proc/fs
 read-only /s/rootfs/proc/irq
@@ -534,13 +536,15 @@ mkdir(/s/rootfs/.dsh/bin, 0755)
 chmod(/s/rootfs/.dsh/bin, 0755)
 chown(/s/rootfs/.dsh/bin, 100000, 100000)
 mount(overlay, /s/rootfs/.dsh/bin, overlay, RDONLY|NOSUID|NODEV, lowerdir=program:empty)
+write(/s/rootfs/.dsh/boot_id, "<random uuid>\n", 0444)
+chown(/s/rootfs/.dsh/boot_id, 100000, 100000)
 chdir(/s/rootfs)
 pivot_root(., .)
 umount2(., MNT_DETACH)
 chdir(/)
 setrlimit(RLIMIT_NOFILE, 256, 256)
 "#;
-    assert_eq!(render_calls(&sys.calls()), expected);
+    assert_eq!(without_boot_id(&render_calls(&sys.calls())), expected);
 }
 
 #[test]
@@ -611,7 +615,8 @@ fn an_earlier_runs_account_files_and_directories_are_kept() {
         written,
         [
             PathBuf::from("/s/overlay/etc/upper/group"),
-            PathBuf::from("/s/overlay/etc/upper/hostname")
+            PathBuf::from("/s/overlay/etc/upper/hostname"),
+            PathBuf::from("/s/rootfs/.dsh/boot_id"),
         ]
     );
     // An existing home is fine, and its owner is put back to user.
@@ -760,4 +765,19 @@ fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory() {
     // A tiny sandbox still gets usable ones.
     let small = TmpfsSizes::for_memory(Some(16 << 20));
     assert_eq!((small.tmp, small.shm), (16 << 20, 16 << 20));
+}
+
+/// `rendered` with the boot id the executor wrote (checked to be a version 4 UUID, as the
+/// kernel's are) replaced by `<random uuid>`.
+fn without_boot_id(rendered: &str) -> String {
+    let prefix = "write(/s/rootfs/.dsh/boot_id, \"";
+    let start = rendered.find(prefix).expect("no boot id written") + prefix.len();
+    let uuid = &rendered[start..start + 36];
+    let dashes: Vec<usize> = uuid.match_indices('-').map(|(i, _)| i).collect();
+    assert_eq!(dashes, [8, 13, 18, 23], "{uuid}");
+    assert!(
+        uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()) && &uuid[14..15] == "4",
+        "{uuid}"
+    );
+    format!("{}<random uuid>{}", &rendered[..start], &rendered[start + 36..])
 }

@@ -380,6 +380,7 @@ struct CreateBody {
     template_id: Option<String>,
     timeout: Option<i64>,
     auto_pause: Option<bool>,
+    auto_pause_memory: Option<bool>,
     secure: Option<bool>,
     metadata: Option<BTreeMap<String, String>>,
     env_vars: Option<BTreeMap<String, String>>,
@@ -462,6 +463,7 @@ fn new_record(
         metadata,
         env_vars,
         auto_pause: body.auto_pause.unwrap_or(false),
+        auto_pause_memory: body.auto_pause_memory.unwrap_or(true),
         auto_resume: body.auto_resume.is_some_and(|auto| auto.enabled),
         started_at_ms: now,
         end_at_ms: now + timeout * 1000,
@@ -824,7 +826,18 @@ async fn kill(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode>
     .await
 }
 
-async fn pause(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+#[derive(Debug, Default, Deserialize)]
+struct PauseBody {
+    /// Keep the processes' memory (E2B's default); `false`: stop them, keep the files.
+    memory: Option<bool>,
+}
+
+async fn pause(
+    State(shared): S,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<PauseBody>,
+) -> ApiResult<StatusCode> {
+    let keep_memory = body.memory.unwrap_or(true);
     detached(async move {
         let slot = existing(&shared, &id)?;
         let _ops = slot.ops.lock().await;
@@ -841,7 +854,7 @@ async fn pause(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode
                 format!("sandbox {id} is already paused"),
             ));
         }
-        lifecycle::pause(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
+        lifecycle::pause(&shared, &slot, keep_memory).await.map_err(|e| ApiError::internal(&e))?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

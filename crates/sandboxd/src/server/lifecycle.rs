@@ -88,6 +88,9 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
 /// waits until it is healthy and initializes it. On success the slot is `Running`
 /// (the caller sets the deadline and saves).
 pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
+    if slot.lock().frozen.is_some() {
+        return thaw(slot).await;
+    }
     launch(shared, slot).await?;
     let token = slot.record().envd_access_token;
     activate(shared, slot, token.as_deref()).await
@@ -387,18 +390,25 @@ async fn init(
 /// Stops every process of the sandbox (SIGTERM to its init, SIGKILL after a grace
 /// period) and waits until they are gone. Files are kept.
 pub async fn stop(slot: &Slot) {
-    let (process, network) = {
+    let (process, network, frozen) = {
         let mut inner = slot.lock();
         inner.envd = None;
         inner.idle.clear();
         inner.metrics.stopped();
-        (inner.process.take(), inner.network.take())
+        (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
     };
     // Unpinned (and pasta stopped) once the sandbox is gone, whatever happens below.
     let _network = network;
     if let Some(mut process) = process {
         let id = slot.id.clone();
-        let result = tokio::task::spawn_blocking(move || process.terminate(STOP_GRACE)).await;
+        let result = tokio::task::spawn_blocking(move || {
+            // A frozen process cannot act on SIGTERM (nor die of SIGKILL on cgroup v1).
+            if frozen && let Some(Err(e)) = process.cgroup().map(|cgroup| cgroup.thaw()) {
+                tracing::warn!(error = %e, "thawing a sandbox paused with its memory");
+            }
+            process.terminate(STOP_GRACE)
+        })
+        .await;
         match result {
             Ok(Ok(status)) => tracing::debug!(sandbox = %id, %status, "sandbox stopped"),
             Ok(Err(e)) => tracing::warn!(sandbox = %id, error = %e, "stopping the sandbox"),
@@ -407,8 +417,30 @@ pub async fn stop(slot: &Slot) {
     }
 }
 
-/// Pauses: stops the processes, keeps the files, records `Paused`.
-pub async fn pause(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+/// Pauses and records `Paused`. With `keep_memory` (E2B's default) the processes are
+/// frozen where they stand (cgroup freezer): resumed, they go on as if nothing happened.
+/// Without it, or where freezing fails, they are stopped and the files kept (resume is a
+/// reboot).
+pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::Result<()> {
+    if keep_memory {
+        match freeze(slot).await {
+            Ok(()) => {
+                let record = {
+                    let mut inner = slot.lock();
+                    inner.record.phase = Phase::Paused;
+                    inner.record.clone()
+                };
+                shared.store.save(&record).context("saving the sandbox record")?;
+                tracing::info!(sandbox = %slot.id, "sandbox paused (processes frozen, memory kept)");
+                return Ok(());
+            }
+            Err(e) => tracing::warn!(
+                sandbox = %slot.id,
+                error = format!("{e:#}"),
+                "cannot keep the sandbox's memory: stopping its processes instead"
+            ),
+        }
+    }
     stop(slot).await;
     let record = {
         let mut inner = slot.lock();
@@ -417,6 +449,41 @@ pub async fn pause(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
     };
     shared.store.save(&record).context("saving the sandbox record")?;
     tracing::info!(sandbox = %slot.id, "sandbox paused");
+    Ok(())
+}
+
+/// Freezes the sandbox's processes (its envd's port is kept for [`thaw`]).
+async fn freeze(slot: &Slot) -> anyhow::Result<()> {
+    let cgroup = {
+        let inner = slot.lock();
+        let process = inner.process.as_ref().context("the sandbox has no process")?;
+        process.cgroup().cloned().context("the sandbox has no cgroup")?
+    };
+    tokio::task::spawn_blocking(move || cgroup.freeze())
+        .await
+        .context("the freeze task panicked")??;
+    let mut inner = slot.lock();
+    inner.frozen = inner.envd.take();
+    inner.idle.clear();
+    inner.metrics.stopped();
+    Ok(())
+}
+
+/// Lets a sandbox paused with its memory run again; it answers at once (its envd never
+/// stopped). The caller marks it running.
+async fn thaw(slot: &Slot) -> anyhow::Result<()> {
+    let cgroup = {
+        let inner = slot.lock();
+        let process = inner.process.as_ref().context("the frozen sandbox has no process")?;
+        process.cgroup().cloned().context("the frozen sandbox has no cgroup")?
+    };
+    tokio::task::spawn_blocking(move || cgroup.thaw())
+        .await
+        .context("the thaw task panicked")??;
+    let mut inner = slot.lock();
+    inner.envd = inner.frozen.take();
+    inner.record.phase = Phase::Running;
+    tracing::info!(sandbox = %slot.id, "sandbox resumed (thawed)");
     Ok(())
 }
 
@@ -517,7 +584,13 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
         }
         super::network::clean_up(&shared.config.state_dir.join(NETNS_DIR), id);
     };
+    // A sandbox an earlier daemon paused with its memory is frozen: thawed, its init can
+    // die of the SIGKILL below (its processes cannot outlive their daemon).
+    let thaw = |id: &str| {
+        let _ = shared.cgroups.open(id).thaw();
+    };
     for name in orphans {
+        thaw(&name);
         tracing::warn!(sandbox = %name, "removing a sandbox directory without a record");
         destroy_dir(&name, shared.store.sandbox_dir(&name))?;
         remove_leftovers(&name);
@@ -525,6 +598,7 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
     let mut kept = Vec::new();
     for mut record in records {
         let id = record.sandbox_id.clone();
+        thaw(&id);
         if record.phase == Phase::Creating {
             tracing::warn!(sandbox = %id, "removing a sandbox whose create did not complete");
             destroy_dir(&id, shared.store.sandbox_dir(&id))?;
@@ -569,12 +643,13 @@ pub async fn reaper(shared: Arc<Shared>, tick: Duration) {
             let shared = shared.clone();
             tokio::spawn(async move {
                 let _ops = slot.ops.lock().await;
-                let (phase, end_at, auto_pause, gone) = {
+                let (phase, end_at, auto_pause, keep_memory, gone) = {
                     let inner = slot.lock();
                     (
                         inner.record.phase,
                         inner.record.end_at_ms,
                         inner.record.auto_pause,
+                        inner.record.auto_pause_memory,
                         inner.gone,
                     )
                 };
@@ -583,12 +658,12 @@ pub async fn reaper(shared: Arc<Shared>, tick: Duration) {
                 }
                 let result = if died {
                     tracing::warn!(sandbox = %slot.id, "sandbox exited on its own; marking it paused");
-                    pause(&shared, &slot).await
+                    pause(&shared, &slot, false).await
                 } else if end_at > now_ms() {
                     Ok(()) // extended meanwhile
                 } else if auto_pause {
                     tracing::info!(sandbox = %slot.id, "sandbox timed out: pausing (autoPause)");
-                    pause(&shared, &slot).await
+                    pause(&shared, &slot, keep_memory).await
                 } else {
                     tracing::info!(sandbox = %slot.id, "sandbox timed out: killing");
                     kill(&shared, &slot).await

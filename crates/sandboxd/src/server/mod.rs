@@ -497,7 +497,8 @@ impl Daemon {
                     // Never handed out: nothing of it is worth keeping.
                     pool::discard(&shared, &slot).await;
                 } else if (phase == Phase::Running || has_process)
-                    && let Err(e) = lifecycle::pause(&shared, &slot).await
+                    // Processes cannot outlive the daemon: memory is not kept.
+                    && let Err(e) = lifecycle::pause(&shared, &slot, false).await
                 {
                     tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "pausing at shutdown");
                 }

@@ -95,6 +95,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         metadata: Default::default(),
         env_vars: Default::default(),
         auto_pause: false,
+        auto_pause_memory: true,
         auto_resume: false,
         started_at_ms: now,
         end_at_ms: now,

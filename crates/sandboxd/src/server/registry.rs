@@ -43,6 +43,10 @@ pub struct Record {
     pub env_vars: BTreeMap<String, String>,
     #[serde(default)]
     pub auto_pause: bool,
+    /// `autoPauseMemory`: the timeout's pause keeps the processes' memory (E2B's default)
+    /// rather than stopping them.
+    #[serde(default = "keep_memory_by_default")]
+    pub auto_pause_memory: bool,
     /// `autoResume.enabled`: traffic to a paused sandbox resumes it first.
     #[serde(default)]
     pub auto_resume: bool,
@@ -63,6 +67,10 @@ pub struct Record {
     /// The create request's `network` settings.
     #[serde(default)]
     pub network: NetworkSettings,
+}
+
+fn keep_memory_by_default() -> bool {
+    true
 }
 
 /// E2B's `network` of a sandbox: who may reach its ports through the daemon, and how the
@@ -106,6 +114,9 @@ pub struct Inner {
     pub idle: std::collections::HashMap<u16, Vec<super::proxy::Kept<axum::body::Body>>>,
     /// Its metrics samples (kept while it lives; see `metrics.rs`).
     pub metrics: super::metrics::Series,
+    /// Paused with its memory: its processes are frozen in place, and this is the envd
+    /// to route to again once they are thawed (`envd` is `None` meanwhile).
+    pub frozen: Option<super::proxy::Port>,
 }
 
 impl Slot {
@@ -122,6 +133,7 @@ impl Slot {
                 network: None,
                 idle: Default::default(),
                 metrics: Default::default(),
+                frozen: None,
             }),
         }
     }
@@ -317,6 +329,7 @@ mod tests {
             metadata: BTreeMap::from([("k".into(), "v".into())]),
             env_vars: BTreeMap::new(),
             auto_pause: false,
+            auto_pause_memory: true,
             auto_resume: false,
             started_at_ms: 1,
             end_at_ms: 2,

@@ -108,7 +108,8 @@ async fn create_get_list_pause_connect_kill() {
     // Pause, twice.
     let paused = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
     assert_eq!(paused.status, StatusCode::NO_CONTENT);
-    assert!(!std::path::Path::new(&format!("/proc/{init}")).exists());
+    // E2B's default pause keeps memory: the processes stay, frozen (tests/control/pause.rs).
+    assert!(std::path::Path::new(&format!("/proc/{init}")).exists());
     let again = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert_eq!(
@@ -409,7 +410,8 @@ async fn timeout_kills_or_pauses() {
     })
     .await;
     h.assert_no_leftovers(doomed_id, doomed_init);
-    assert!(!std::path::Path::new(&format!("/proc/{paused_init}")).exists());
+    // autoPause keeps memory unless autoPauseMemory is false: the processes stay, frozen.
+    assert!(std::path::Path::new(&format!("/proc/{paused_init}")).exists());
     let state = c.call(Method::GET, &format!("/sandboxes/{extended_id}"), None).await;
     assert_eq!(state.body["state"], "running");
     let connected = c
@@ -593,8 +595,8 @@ async fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory_and_fill_w
     assert!(body["message"].as_str().unwrap().contains("/tmp/big"), "{body}");
 }
 
-/// Each start of a sandbox has a boot id of its own (a pause and resume is a reboot, as
-/// E2B's filesystem-only resume is), and the host's is out of sight.
+/// Each start of a sandbox has a boot id of its own (a files-only pause and resume is a
+/// reboot, as E2B's filesystem-only resume is), and the host's is out of sight.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_start_has_its_own_boot_id_and_the_hosts_is_hidden() {
     let h = Harness::start().await;
@@ -614,8 +616,9 @@ async fn every_start_has_its_own_boot_id_and_the_hosts_is_hidden() {
     assert_ne!(first, host);
     assert_ne!(first, read(&b).await);
     let id = a["sandboxID"].as_str().unwrap();
+    let files_only = Some(json!({"memory": false}));
     assert_eq!(
-        c.call(Method::POST, &format!("/sandboxes/{id}/pause"), None).await.status,
+        c.call(Method::POST, &format!("/sandboxes/{id}/pause"), files_only).await.status,
         StatusCode::NO_CONTENT
     );
     let resumed = c

@@ -7,6 +7,7 @@ mod layers;
 mod lifecycle;
 mod metrics;
 mod network;
+mod pause;
 mod pool;
 mod ports;
 mod restart;

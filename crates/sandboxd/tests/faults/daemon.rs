@@ -205,7 +205,11 @@ async fn daemon_killed_mid_create_leaves_nothing_once_it_restarts() {
 /// The daemon SIGKILLed while it stops a sandbox (pause, or the first half of a kill):
 /// the sandbox's init is held stopped (SIGSTOP, a real fault: an init that does not act
 /// on SIGTERM), so the daemon is in its grace period when it dies.
-async fn daemon_killed_while_stopping(operation: Method, path_of: fn(&str) -> String) {
+async fn daemon_killed_while_stopping(
+    operation: Method,
+    path_of: fn(&str) -> String,
+    body: Option<serde_json::Value>,
+) {
     let scene = Scene::new("dsh-fault-stop-");
     let mut daemon = DaemonChild::spawn(&scene.state, &envd_binary(), &[]).await;
     let (sandbox, id, init) = sandbox_with_a_file(&daemon.client, &scene.state).await;
@@ -213,7 +217,7 @@ async fn daemon_killed_while_stopping(operation: Method, path_of: fn(&str) -> St
     poll("the init to stop", Duration::from_secs(5), || is_stopped(init).then_some(()));
     let path = path_of(&id);
     let url = format!("{}{path}", daemon.client.base);
-    let request = in_flight(&daemon.client, operation, &path, None);
+    let request = in_flight(&daemon.client, operation, &path, body);
     // The daemon sent SIGTERM (held pending by the stop) and waits out its grace period.
     poll("the daemon's SIGTERM to the init", Duration::from_secs(5), || {
         is_pending(init, libc::SIGTERM).then_some(())
@@ -233,12 +237,15 @@ async fn daemon_killed_while_stopping(operation: Method, path_of: fn(&str) -> St
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn daemon_killed_mid_pause_leaves_the_sandbox_paused_with_its_files() {
-    daemon_killed_while_stopping(Method::POST, |id| format!("/sandboxes/{id}/pause")).await;
+    // A files-only pause stops the processes (the default, keeping memory, freezes them).
+    let files_only = Some(serde_json::json!({"memory": false}));
+    daemon_killed_while_stopping(Method::POST, |id| format!("/sandboxes/{id}/pause"), files_only)
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn daemon_killed_while_a_kill_stops_the_sandbox_leaves_it_paused_with_its_files() {
-    daemon_killed_while_stopping(Method::DELETE, |id| format!("/sandboxes/{id}")).await;
+    daemon_killed_while_stopping(Method::DELETE, |id| format!("/sandboxes/{id}"), None).await;
 }
 
 /// Files the sandbox makes so that removing its directory takes a while.
