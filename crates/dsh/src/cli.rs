@@ -170,8 +170,40 @@ enum SandboxCommand {
         #[arg(value_parser = clap::value_parser!(u16).range(1..))]
         port: u16,
     },
-    /// Pause a sandbox (processes stop, files stay).
-    Pause { id: String },
+    /// Pause a sandbox: its processes are frozen and go on after resume (memory kept);
+    /// with --files-only they stop and only its files stay (resume is a reboot).
+    Pause {
+        id: String,
+        #[arg(long)]
+        files_only: bool,
+    },
+    /// Fork a running sandbox: new sandboxes with its files and settings (not its
+    /// processes); prints their ids.
+    Fork {
+        id: String,
+        /// How many forks (1-64).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        count: u32,
+        /// Seconds until each fork times out.
+        #[arg(long, default_value_t = 300)]
+        timeout: u32,
+    },
+    /// Keep a sandbox's files as a snapshot; `dsh sandbox create --template <snapshot>`
+    /// starts sandboxes from it.
+    Snapshot {
+        id: String,
+        /// A name (`name` or `name:tag`); default: a generated id.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List snapshots, newest first.
+    Snapshots {
+        /// Only the snapshots of this sandbox.
+        #[arg(long)]
+        sandbox: Option<String>,
+    },
+    /// Delete a snapshot (sandboxes made from it keep their files).
+    DeleteSnapshot { snapshot: String },
     /// Resume a paused sandbox (or extend a running one's timeout).
     Resume {
         id: String,
@@ -644,8 +676,59 @@ async fn sandbox_command(
             }
             printer.print(&serde_json::json!({"killed": id}), || format!("killed {id}"));
         }
-        SandboxCommand::Pause { id } => {
-            let paused = control()?.pause(&id).await.map_err(|err| not_found_hint(err, &id))?;
+        SandboxCommand::Fork { id, count, timeout } => {
+            let results = control()?
+                .fork(&id, count, timeout)
+                .await
+                .map_err(|err| not_found_hint(err, &id))?;
+            let forks: Vec<serde_json::Value> = results
+                .iter()
+                .map(|result| match result {
+                    Ok(info) => serde_json::json!({"sandboxID": info.sandbox_id}),
+                    Err(err) => serde_json::json!({"error": err.to_string()}),
+                })
+                .collect();
+            printer.print(&serde_json::json!({"parent": id, "forks": forks}), || {
+                let lines: Vec<String> = results
+                    .iter()
+                    .map(|result| match result {
+                        Ok(info) => info.sandbox_id.clone(),
+                        Err(err) => format!("fork failed: {err}"),
+                    })
+                    .collect();
+                lines.join("\n")
+            });
+            if results.iter().any(Result::is_err) {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        SandboxCommand::Snapshot { id, name } => {
+            let snapshot = control()?
+                .create_snapshot(&id, name.as_deref())
+                .await
+                .map_err(|err| not_found_hint(err, &id))?;
+            printer.print(&snapshot, || snapshot.snapshot_id.clone());
+        }
+        SandboxCommand::Snapshots { sandbox } => {
+            let snapshots = control()?.list_snapshots(sandbox.as_deref()).await?;
+            printer.print(&snapshots, || {
+                let rows: Vec<Vec<String>> = snapshots
+                    .iter()
+                    .map(|s| vec![s.snapshot_id.clone(), s.names.join(", ")])
+                    .collect();
+                table(&["SNAPSHOT", "NAMES"], &rows)
+            });
+        }
+        SandboxCommand::DeleteSnapshot { snapshot } => {
+            if !control()?.delete_snapshot(&snapshot).await? {
+                anyhow::bail!("snapshot {snapshot} does not exist (see `dsh sandbox snapshots`)");
+            }
+            printer
+                .print(&serde_json::json!({"deleted": snapshot}), || format!("deleted {snapshot}"));
+        }
+        SandboxCommand::Pause { id, files_only } => {
+            let paused =
+                control()?.pause(&id, !files_only).await.map_err(|err| not_found_hint(err, &id))?;
             printer.print(&serde_json::json!({"paused": id, "wasRunning": paused}), || {
                 if paused { format!("paused {id}") } else { format!("{id} was already paused") }
             });

@@ -267,3 +267,62 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
     );
     assert!(Path::new(served.state.path()).join("api-key").exists());
 }
+
+#[test]
+fn sandbox_fork_snapshot_and_pause_commands_against_a_served_daemon() {
+    let served = Served::start();
+    let id = json(&served.ok(&["sandbox", "create", "--json"]))["sandboxID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let write = "echo parent > /home/user/state.txt";
+    served.ok(&["exec", "--sandbox", &id, "--", "sh", "-c", write]);
+
+    let forked = json(&served.ok(&["sandbox", "fork", &id, "--count", "2", "--json"]));
+    assert_eq!(forked["parent"], id.as_str());
+    let forks: Vec<String> = forked["forks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["sandboxID"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(forks.len(), 2);
+    for fork in &forks {
+        assert_ne!(fork, &id);
+        assert_eq!(
+            served.ok(&["fs", "cat", "/home/user/state.txt", "--sandbox", fork]),
+            "parent\n"
+        );
+    }
+
+    let snapshot = json(&served.ok(&["sandbox", "snapshot", &id, "--name", "cli-snap", "--json"]));
+    assert_eq!(
+        snapshot,
+        serde_json::json!({"snapshotID": "cli-snap:default", "names": ["cli-snap:default"]})
+    );
+    let listed = json(&served.ok(&["sandbox", "snapshots", "--sandbox", &id, "--json"]));
+    assert_eq!(listed, serde_json::json!([snapshot]));
+    let from = json(&served.ok(&["sandbox", "create", "--template", "cli-snap", "--json"]));
+    let from = from["sandboxID"].as_str().unwrap().to_owned();
+    assert_eq!(served.ok(&["fs", "cat", "/home/user/state.txt", "--sandbox", &from]), "parent\n");
+    assert_eq!(served.ok(&["sandbox", "delete-snapshot", "cli-snap"]), "deleted cli-snap\n");
+    let again = served.run(&["sandbox", "delete-snapshot", "cli-snap"]);
+    assert_eq!(
+        (again.status.code(), text(&again.stderr)),
+        (
+            Some(1),
+            "dsh: snapshot cli-snap does not exist (see `dsh sandbox snapshots`)\n".to_owned()
+        )
+    );
+
+    // A files-only pause: the resumed sandbox keeps its files.
+    let paused = json(&served.ok(&["sandbox", "pause", &id, "--files-only", "--json"]));
+    assert_eq!(paused, serde_json::json!({"paused": id, "wasRunning": true}));
+    served.ok(&["sandbox", "resume", &id]);
+    assert_eq!(served.ok(&["fs", "cat", "/home/user/state.txt", "--sandbox", &id]), "parent\n");
+    let fork_of_missing = served.run(&["sandbox", "fork", "nosuchsandbox0000000"]);
+    assert_eq!(fork_of_missing.status.code(), Some(1));
+    for sandbox in forks.iter().chain([&from, &id]) {
+        served.ok(&["sandbox", "kill", sandbox]);
+    }
+}

@@ -65,6 +65,27 @@ pub struct SandboxInfo {
     pub isolation: Option<String>,
 }
 
+/// A snapshot: its id (what `create` takes as the template) and names.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, serde::Serialize)]
+pub struct SnapshotInfo {
+    #[serde(rename = "snapshotID")]
+    pub snapshot_id: String,
+    #[serde(default)]
+    pub names: Vec<String>,
+}
+
+/// `text` as one path segment: names may hold `/` and `:`.
+fn urlencoding_path(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// A sandbox as `get` and `list` report it.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
@@ -205,14 +226,105 @@ impl ControlPlane {
         }
     }
 
-    /// Pauses a sandbox; `false` when it was already paused.
-    pub async fn pause(&self, sandbox_id: &str) -> Result<bool> {
-        let request =
-            self.request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/pause"));
+    /// Pauses a sandbox; `false` when it was already paused. `keep_memory` (E2B's
+    /// default): its processes are kept, frozen, and go on after resume; else they stop
+    /// and only its files are kept (resume is a reboot).
+    pub async fn pause(&self, sandbox_id: &str, keep_memory: bool) -> Result<bool> {
+        let request = self
+            .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/pause"))
+            .json(&serde_json::json!({ "memory": keep_memory }));
         let (status, body) = self.send(request).await?;
         match status {
             200..=299 => Ok(true),
             409 => Ok(false),
+            _ => Err(http_error(status, &body)),
+        }
+    }
+
+    /// Forks a running sandbox `count` times (`POST /sandboxes/{id}/fork`): one result per
+    /// fork, each a new sandbox with the parent's files and settings, or why it failed.
+    pub async fn fork(
+        &self,
+        sandbox_id: &str,
+        count: u32,
+        timeout_secs: u32,
+    ) -> Result<Vec<Result<SandboxInfo>>> {
+        #[derive(Deserialize)]
+        struct ForkResult {
+            sandbox: Option<SandboxInfo>,
+            error: Option<serde_json::Value>,
+        }
+        let request = self
+            .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/fork"))
+            .json(&serde_json::json!({ "count": count, "timeout": timeout_secs }));
+        let (status, body) = self.send(request).await?;
+        let results: Vec<ForkResult> = Self::parse(status, &body)?;
+        Ok(results
+            .into_iter()
+            .map(|result| match (result.sandbox, result.error) {
+                (Some(sandbox), _) => Ok(sandbox),
+                (None, error) => {
+                    let error = error.unwrap_or_default();
+                    let code = error["code"].as_u64().and_then(|c| u16::try_from(c).ok());
+                    Err(http_error(code.unwrap_or(500), error.to_string().as_bytes()))
+                }
+            })
+            .collect())
+    }
+
+    /// Keeps a sandbox's files as a snapshot (named `name`, or with a generated id) to
+    /// create sandboxes from (`create` with the snapshot's id as the template).
+    pub async fn create_snapshot(
+        &self,
+        sandbox_id: &str,
+        name: Option<&str>,
+    ) -> Result<SnapshotInfo> {
+        let body = match name {
+            Some(name) => serde_json::json!({ "name": name }),
+            None => serde_json::json!({}),
+        };
+        let request = self
+            .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/snapshots"))
+            .json(&body);
+        let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Snapshots, newest first (of one sandbox, when `sandbox_id` is given); every page.
+    pub async fn list_snapshots(&self, sandbox_id: Option<&str>) -> Result<Vec<SnapshotInfo>> {
+        let mut snapshots = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut query: Vec<(&str, String)> = vec![("limit", "100".into())];
+            if let Some(id) = sandbox_id {
+                query.push(("sandboxID", id.to_owned()));
+            }
+            if let Some(token) = &next {
+                query.push(("nextToken", token.clone()));
+            }
+            let response =
+                self.request(reqwest::Method::GET, "/snapshots").query(&query).send().await?;
+            let status = response.status().as_u16();
+            next = response
+                .headers()
+                .get("x-next-token")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let body = response.bytes().await?;
+            snapshots.extend(Self::parse::<Vec<SnapshotInfo>>(status, &body)?);
+            if next.is_none() {
+                return Ok(snapshots);
+            }
+        }
+    }
+
+    /// Deletes a snapshot; `false` when there was none by that id or name.
+    pub async fn delete_snapshot(&self, snapshot_id: &str) -> Result<bool> {
+        let path = format!("/templates/{}", urlencoding_path(snapshot_id));
+        let (status, body) = self.send(self.request(reqwest::Method::DELETE, &path)).await?;
+        match status {
+            200..=299 => Ok(true),
+            404 => Ok(false),
             _ => Err(http_error(status, &body)),
         }
     }

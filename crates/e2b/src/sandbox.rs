@@ -181,7 +181,7 @@ impl Sandbox {
                 Ok(format!("killed sandbox {id}"))
             }
             OnDispose::Pause => {
-                self.control.pause(id).await?;
+                self.control.pause(id, true).await?;
                 Ok(format!("paused sandbox {id}"))
             }
             OnDispose::Leave => Ok(format!("left sandbox {id} running")),
