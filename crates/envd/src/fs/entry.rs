@@ -46,7 +46,7 @@ pub fn entry_from_metadata(path: &Path, lstat: &Metadata, users: &UserDb) -> Ent
             .unwrap_or_else(|| "/".to_owned()),
         r#type: file_type as i32,
         path: path.to_string_lossy().into_owned(),
-        size: lstat.size() as i64,
+        size: reported_size(lstat) as i64,
         mode,
         permissions: go_mode_string(lstat),
         owner: users.user_name(lstat.uid()),
@@ -56,6 +56,18 @@ pub fn entry_from_metadata(path: &Path, lstat: &Metadata, users: &UserDb) -> Ent
         metadata: read_metadata(path),
         is_symlink,
     }
+}
+
+/// `st_size`, except for a directory: whole blocks, at least one, as ext4 (E2B's
+/// sandboxes' filesystem) reports. Where a sandbox's files live on btrfs (local sandboxes
+/// with disk quotas) an empty directory's `st_size` is 0, and programs written against
+/// E2B read a directory's size as its space on disk.
+fn reported_size(metadata: &Metadata) -> u64 {
+    if !metadata.is_dir() {
+        return metadata.size();
+    }
+    let block = metadata.blksize().max(512);
+    metadata.size().div_ceil(block).max(1) * block
 }
 
 fn type_of(metadata: &Metadata) -> FileType {
@@ -181,5 +193,21 @@ mod tests {
         let entry = entry_info(&dangling, &users).unwrap();
         assert_eq!(entry.r#type, FileType::Unspecified as i32);
         assert_eq!(entry.mode, 0);
+    }
+
+    /// A directory is at least one block whatever its filesystem says (tmpfs: 40 bytes for
+    /// an empty one, btrfs: 0); a file is its exact size.
+    #[test]
+    fn a_directory_reports_whole_blocks_and_a_file_its_bytes() {
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let metadata = std::fs::metadata(&empty).unwrap();
+        assert_eq!((metadata.size(), metadata.blksize()), (40, 4096));
+        let users = UserDb::system();
+        assert_eq!(entry_info(&empty, &users).unwrap().size, 4096);
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"seven b").unwrap();
+        assert_eq!(entry_info(&file, &users).unwrap().size, 7);
     }
 }
