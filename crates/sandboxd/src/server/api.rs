@@ -607,11 +607,9 @@ async fn take_snapshot(
     .await
 }
 
-/// `GET /snapshots?sandboxID=&name=&limit=&nextToken=`: newest first, E2B's paging.
-async fn list_snapshots(
-    State(shared): S,
-    Query(query): Query<HashMap<String, String>>,
-) -> ApiResult<Response> {
+/// E2B's paging: `limit` (1 to 100, default 100) and `nextToken` (here: how many items
+/// earlier pages held).
+fn page(query: &HashMap<String, String>) -> ApiResult<(usize, usize)> {
     let limit = match query.get("limit") {
         None => 100,
         Some(text) => match text.parse::<usize>() {
@@ -625,6 +623,15 @@ async fn list_snapshots(
             .parse::<usize>()
             .map_err(|_| ApiError::bad_request(format!("invalid nextToken '{text}'")))?,
     };
+    Ok((limit, offset))
+}
+
+/// `GET /snapshots?sandboxID=&name=&limit=&nextToken=`: newest first, E2B's paging.
+async fn list_snapshots(
+    State(shared): S,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let (limit, offset) = page(&query)?;
     let matching: Vec<snapshots::Snapshot> = snapshots::list(&shared)
         .into_iter()
         .filter(|s| query.get("sandboxID").is_none_or(|id| s.sandbox_id == *id))
@@ -1066,19 +1073,7 @@ fn parse_list_query(
         None | Some("desc") => true,
         Some(other) => return Err(ApiError::bad_request(format!("invalid order '{other}'"))),
     };
-    let limit = match query.get("limit") {
-        None => 100,
-        Some(text) => match text.parse::<usize>() {
-            Ok(n) if (1..=100).contains(&n) => n,
-            _ => return Err(ApiError::bad_request(format!("limit must be 1..100, got '{text}'"))),
-        },
-    };
-    let offset = match query.get("nextToken") {
-        None => 0,
-        Some(text) => text
-            .parse::<usize>()
-            .map_err(|_| ApiError::bad_request(format!("invalid nextToken '{text}'")))?,
-    };
+    let (limit, offset) = page(query)?;
     let started_after_ms = query
         .get("startedAfter")
         .map(|text| {

@@ -452,13 +452,16 @@ pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::R
     Ok(())
 }
 
+/// The cgroup of the sandbox's running (or frozen) processes.
+fn cgroup_of(slot: &Slot) -> anyhow::Result<crate::cgroup::SandboxCgroup> {
+    let inner = slot.lock();
+    let process = inner.process.as_ref().context("the sandbox has no process")?;
+    process.cgroup().cloned().context("the sandbox has no cgroup")
+}
+
 /// Freezes the sandbox's processes (its envd's port is kept for [`thaw`]).
 async fn freeze(slot: &Slot) -> anyhow::Result<()> {
-    let cgroup = {
-        let inner = slot.lock();
-        let process = inner.process.as_ref().context("the sandbox has no process")?;
-        process.cgroup().cloned().context("the sandbox has no cgroup")?
-    };
+    let cgroup = cgroup_of(slot)?;
     tokio::task::spawn_blocking(move || cgroup.freeze())
         .await
         .context("the freeze task panicked")??;
@@ -472,11 +475,7 @@ async fn freeze(slot: &Slot) -> anyhow::Result<()> {
 /// Lets a sandbox paused with its memory run again; it answers at once (its envd never
 /// stopped). The caller marks it running.
 async fn thaw(slot: &Slot) -> anyhow::Result<()> {
-    let cgroup = {
-        let inner = slot.lock();
-        let process = inner.process.as_ref().context("the frozen sandbox has no process")?;
-        process.cgroup().cloned().context("the frozen sandbox has no cgroup")?
-    };
+    let cgroup = cgroup_of(slot)?;
     tokio::task::spawn_blocking(move || cgroup.thaw())
         .await
         .context("the thaw task panicked")??;

@@ -28,9 +28,7 @@ mod snapshots;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -573,16 +571,8 @@ fn load_or_create_api_key(state_dir: &Path) -> anyhow::Result<String> {
     }
     let key = format!("e2b_{}", registry::random_hex(20));
     let tmp = state_dir.join(".api-key.tmp");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .with_context(|| format!("creating {}", tmp.display()))?;
-    file.write_all(format!("{key}\n").as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, &path)?;
+    registry::write_private(&tmp, &path, format!("{key}\n").as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
     tracing::info!(path = %path.display(), "generated a new API key");
     Ok(key)
 }

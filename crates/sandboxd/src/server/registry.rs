@@ -179,19 +179,7 @@ impl Store {
         let path = self.record_path(&record.sandbox_id);
         let tmp = self.root.join(format!(".{}.json.tmp", record.sandbox_id));
         let data = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        let written = (|| {
-            let mut file = fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            file.write_all(&data)?;
-            file.sync_data()?;
-            fs::rename(&tmp, &path)
-        })();
-        written.map_err(|e| {
-            let _ = fs::remove_file(&tmp);
+        write_private(&tmp, &path, &data).map_err(|e| {
             io::Error::new(e.kind(), format!("writing the sandbox record {}: {e}", tmp.display()))
         })
     }
@@ -245,6 +233,22 @@ impl Store {
         dirs.retain(|d| !known.contains(d));
         Ok((records, dirs))
     }
+}
+
+/// Writes `data` to `path` atomically and readable by its owner only (it may hold a
+/// secret): into `tmp` (mode 0600, synced), then renamed. A failure removes `tmp`.
+pub fn write_private(tmp: &Path, path: &Path, data: &[u8]) -> io::Result<()> {
+    let written = (|| {
+        let mut file =
+            fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(tmp)?;
+        file.write_all(data)?;
+        file.sync_data()?;
+        fs::rename(tmp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+    written
 }
 
 pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {

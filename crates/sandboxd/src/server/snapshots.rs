@@ -19,7 +19,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::registry::{now_ms, random_hex, set_mode};
+use super::registry::{now_ms, random_hex, set_mode, write_private};
 use super::{ApiError, Shared, Slot};
 use crate::spec::Isolation;
 
@@ -221,20 +221,9 @@ fn remove_dir(path: &Path) -> anyhow::Result<()> {
 }
 
 fn write_json(path: &Path, snapshot: &Snapshot) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let tmp = path.with_extension("json.tmp");
     let data = serde_json::to_vec_pretty(snapshot)?;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .with_context(|| format!("creating {}", tmp.display()))?;
-    file.write_all(&data)?;
-    file.sync_data()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    write_private(&path.with_extension("json.tmp"), path, &data)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
