@@ -62,7 +62,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
             }
             let bytes = match contents {
                 Contents::Text(text) => text.clone().into_bytes(),
-                Contents::RandomUuid => random_uuid().into_bytes(),
+                Contents::RandomUuid => format!("{}\n", random_uuid()).into_bytes(),
                 Contents::PasswdWithUser { host } => {
                     users::passwd_with_user(&read_text(sys, host)?).into_bytes()
                 }
@@ -216,11 +216,11 @@ fn with_parents(sys: &dyn Syscall, path: &Path, op: impl Fn() -> io::Result<()>)
     }
 }
 
-/// A random (version 4) UUID and a newline, as `/proc/sys/kernel/random/boot_id` reads.
-fn random_uuid() -> String {
+/// A random (version 4) UUID, as boot ids and E2B's volume ids are.
+pub fn random_uuid() -> String {
     let mut bytes: [u8; 16] = rand::random();
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{}-{}-{}-{}-{}\n", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }

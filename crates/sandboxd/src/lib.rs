@@ -47,5 +47,5 @@ pub use error::{Error, Missing, Result};
 pub use launch::{Launcher, Output, Payload, SandboxProcess, spawn_sandboxed};
 pub use layout::{HostEntry, HostLayout, Private};
 pub use server::{Config as DaemonConfig, Daemon, serve};
-pub use spec::{IdRange, Isolation, IsolationLevel, Limits, Net, SandboxSpec};
+pub use spec::{IdRange, Isolation, IsolationLevel, Limits, Net, SandboxSpec, VolumeMount};
 pub use template::{Template, Templates};

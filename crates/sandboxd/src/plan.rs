@@ -571,6 +571,18 @@ pub fn build_with_cgroup(
             flags: MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
         },
     ]);
+    for volume in &spec.volumes {
+        let target = in_root(&root, &volume.inside);
+        steps.push(own_dir(target.clone(), 0o755));
+        steps.push(match isolation {
+            Isolation::Strict { .. } => {
+                Step::MountIdmapped { source: volume.source.clone(), target }
+            }
+            Isolation::Namespaces => {
+                Step::Bind { source: volume.source.clone(), target, read_only: false }
+            }
+        });
+    }
     let null = at("/dev/null");
     // Host files only their owner (or group) may read: root inside owns what host root
     // owns, so they are covered like Docker's masked paths.

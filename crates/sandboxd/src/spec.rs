@@ -35,7 +35,26 @@ pub struct SandboxSpec {
     /// [`crate::plan::LAYERS_DIR`] and kept in step with it by mount propagation: layers
     /// the daemon adds later appear in the running sandbox too.
     pub layers: Option<PathBuf>,
+    /// Host directories shown writable inside (volumes): each on a path of the
+    /// sandbox's own fresh root (see [`VolumeMount`]).
+    pub volumes: Vec<VolumeMount>,
 }
+
+/// A host directory shown writable at `inside`, through an idmapped mount (its files'
+/// ids 0-65535 are the sandbox's 0-65535), so that sandboxes of different uid blocks share
+/// it with the same owners.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeMount {
+    pub source: PathBuf,
+    pub inside: PathBuf,
+}
+
+/// Where a volume may not be mounted: what the plan provides, and the directories whose
+/// contents persist from run to run (a path under them could meet a symlink the sandbox
+/// planted while the mount is made, before `pivot_root`). The rest of the tree is the
+/// fresh root tmpfs: `/mnt/data`, `/data`, `/workspace`.
+pub const NO_VOLUME_UNDER: &[&str] =
+    &["/proc", "/sys", "/dev", "/run", "/home", "/root", "/var", "/.dsh", "/tmp"];
 
 /// How far a sandbox is separated from the host. There is no silent fallback: a host
 /// that cannot give `Strict` fails the create with what is missing.
@@ -258,6 +277,7 @@ impl SandboxSpec {
             isolation: Isolation::Strict { ids: IdRange::from_id(&id_for_ids) },
             resources: Resources::default(),
             layers: None,
+            volumes: Vec::new(),
         }
     }
 
@@ -287,6 +307,10 @@ impl SandboxSpec {
                     "it overlaps a path the template shows inside the sandbox",
                 ));
             }
+        }
+        for volume in &self.volumes {
+            validate_mount_path("volume", &volume.source)?;
+            validate_volume_path(&volume.inside, &self.template.read_only_paths)?;
         }
         if let Some(memory) = self.limits.max_memory
             && memory < MIN_MEMORY
@@ -340,6 +364,26 @@ fn validate_mount_path(what: &'static str, path: &Path) -> Result<()> {
             what,
             path,
             "',', ':' and '\\' cannot be used in overlay mount options",
+        ));
+    }
+    Ok(())
+}
+
+/// A path a volume may be mounted on inside: absolute, normalized, in the sandbox's
+/// fresh root (not under [`NO_VOLUME_UNDER`] or a path the template shows), not `/`.
+pub fn validate_volume_path(inside: &Path, template_paths: &[PathBuf]) -> Result<()> {
+    validate_mount_path("volume mount path", inside)?;
+    if inside == Path::new("/") {
+        return Err(invalid("volume mount path", inside, "a volume cannot cover the root"));
+    }
+    let persisted = template_paths.iter().any(|p| inside.starts_with(p) || p.starts_with(inside));
+    if persisted || NO_VOLUME_UNDER.iter().any(|r| inside.starts_with(r)) {
+        return Err(invalid(
+            "volume mount path",
+            inside,
+            "mount volumes on a path of the sandbox's own root, such as /mnt/data (not under \
+             /home, /root, /var, /tmp, /run, /proc, /sys, /dev, /.dsh or a host directory \
+             the sandbox shows)",
         ));
     }
     Ok(())

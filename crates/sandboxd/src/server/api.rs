@@ -16,10 +16,12 @@ use serde_json::{Value, json};
 
 use super::network::Egress;
 use super::pool;
-use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex, rfc3339};
+use super::registry::{
+    NetworkSettings, Phase, Record, Slot, VolumeMountRecord, now_ms, random_hex, rfc3339,
+};
 use super::{
     ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, fork,
-    lifecycle, proxy, snapshots,
+    lifecycle, proxy, snapshots, volumes,
 };
 
 type ApiResult<T> = Result<T, ApiError>;
@@ -35,6 +37,8 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/snapshots", post(take_snapshot))
         .route("/snapshots", get(list_snapshots))
         .route("/templates/{id}", axum::routing::delete(delete_snapshot))
+        .route("/volumes", get(list_volumes).post(create_volume))
+        .route("/volumes/{id}", get(get_volume).delete(delete_volume))
         .route("/sandboxes/{id}/resume", post(resume))
         .route("/sandboxes/{id}/connect", post(connect))
         .route("/v2/sandboxes/{id}/connect", post(connect))
@@ -394,6 +398,43 @@ struct CreateBody {
     #[serde(rename = "allow_internet_access")]
     allow_internet_access: Option<bool>,
     auto_resume: Option<AutoResume>,
+    volume_mounts: Option<Vec<VolumeMountBody>>,
+}
+
+/// One of the create request's `volumeMounts`: a volume by name, and where inside.
+#[derive(Debug, Default, Deserialize)]
+struct VolumeMountBody {
+    name: String,
+    path: String,
+}
+
+/// The create request's volume mounts, each volume found by name and each path checked
+/// (`template_paths`: what the template shows from the host).
+fn volume_mounts(
+    shared: &Shared,
+    mounts: Vec<VolumeMountBody>,
+    template_paths: &[std::path::PathBuf],
+) -> ApiResult<Vec<VolumeMountRecord>> {
+    let mut resolved: Vec<VolumeMountRecord> = Vec::new();
+    for mount in mounts {
+        let volume = volumes::by_name(shared, &mount.name).ok_or_else(|| {
+            ApiError::bad_request(format!("volumeMounts: volume '{}' not found", mount.name))
+        })?;
+        crate::spec::validate_volume_path(std::path::Path::new(&mount.path), template_paths)
+            .map_err(|e| ApiError::bad_request(format!("volumeMounts: {e}")))?;
+        if resolved.iter().any(|r| r.path == mount.path) {
+            return Err(ApiError::bad_request(format!(
+                "volumeMounts: two volumes at {}",
+                mount.path
+            )));
+        }
+        resolved.push(VolumeMountRecord {
+            volume_id: volume.volume_id,
+            name: volume.name,
+            path: mount.path,
+        });
+    }
+    Ok(resolved)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -472,6 +513,7 @@ fn new_record(
         cpu_count: body.cpu_count,
         memory_mb: body.memory_mb,
         network: network_settings(body.network.unwrap_or_default(), body.allow_internet_access)?,
+        volume_mounts: Vec::new(),
     };
     Ok((record, timeout))
 }
@@ -489,7 +531,15 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         env_vars.extend(body.env_vars.take().unwrap_or_default());
         body.env_vars = Some(env_vars);
     }
-    let (record, timeout) = new_record(&shared.config.templates, body)?;
+    let mounts = body.volume_mounts.take().unwrap_or_default();
+    let (mut record, timeout) = new_record(&shared.config.templates, body)?;
+    let template_paths = shared
+        .config
+        .templates
+        .get(&record.template_id)
+        .map(|t| t.read_only_paths.clone())
+        .unwrap_or_default();
+    record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
     if let Some(snapshot) = snapshot {
         return detached(
             async move { create_from_snapshot(&shared, record, &snapshot, timeout).await },
@@ -498,7 +548,9 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     }
     detached(async move {
         // A pooled sandbox has the template's default limits.
-        let poolable = record.cpu_count.is_none() && record.memory_mb.is_none();
+        let poolable = record.cpu_count.is_none()
+            && record.memory_mb.is_none()
+            && record.volume_mounts.is_empty();
         if poolable && let Some(slot) = pool::take(&shared, &record.template_id) {
             let _ops = slot.ops.lock().await;
             match pool::hand_out(&shared, &slot, &record).await {
@@ -655,6 +707,48 @@ async fn delete_snapshot(State(shared): S, Path(id): Path<String>) -> ApiResult<
                 StatusCode::NOT_FOUND,
                 format!("template or snapshot '{id}' not found"),
             )),
+        }
+    })
+    .await
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct NewVolume {
+    name: Option<String>,
+}
+
+/// `POST /volumes` `{name}`: 201 VolumeAndToken.
+async fn create_volume(
+    State(shared): S,
+    JsonBody(body): JsonBody<NewVolume>,
+) -> ApiResult<Response> {
+    let name = body.name.ok_or_else(|| ApiError::bad_request("name: missing"))?;
+    detached(async move {
+        let volume = volumes::create(&shared, &name).await?;
+        Ok((StatusCode::CREATED, axum::Json(volume.with_token())).into_response())
+    })
+    .await
+}
+
+/// `GET /volumes`: 200 `[Volume]`, oldest first.
+async fn list_volumes(State(shared): S) -> Response {
+    let volumes: Vec<Value> = volumes::list(&shared).iter().map(volumes::Volume::listed).collect();
+    axum::Json(volumes).into_response()
+}
+
+/// `GET /volumes/{id}`: 200 VolumeAndToken.
+async fn get_volume(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {
+    let volume = volumes::by_id(&shared, &id)
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found")))?;
+    Ok(axum::Json(volume.with_token()).into_response())
+}
+
+/// `DELETE /volumes/{id}`: 204; 409 while a sandbox mounts it.
+async fn delete_volume(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    detached(async move {
+        match volumes::delete(&shared, &id).await? {
+            true => Ok(StatusCode::NO_CONTENT),
+            false => Err(ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found"))),
         }
     })
     .await

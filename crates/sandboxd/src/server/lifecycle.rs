@@ -65,6 +65,18 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
     let mut spec = SandboxSpec::new(id, shared.store.sandbox_dir(id), template);
     spec.net = shared.config.net;
     spec.layers = shared.layers.view();
+    for mount in &record.volume_mounts {
+        let volume = super::volumes::by_id(shared, &mount.volume_id).with_context(|| {
+            format!(
+                "volume '{}' ({}) mounted at {} is gone",
+                mount.name, mount.volume_id, mount.path
+            )
+        })?;
+        spec.volumes.push(crate::spec::VolumeMount {
+            source: super::volumes::files(shared, &volume),
+            inside: mount.path.clone().into(),
+        });
+    }
     spec.isolation = match record.isolation {
         Some(isolation) => isolation,
         // A record from before isolation levels were recorded ran without a user

@@ -25,6 +25,7 @@ mod pool;
 mod proxy;
 pub mod registry;
 mod snapshots;
+mod volumes;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -425,6 +426,7 @@ impl Daemon {
             shared.insert_slot(Arc::new(Slot::new(record)));
         }
         snapshots::recover(&shared);
+        volumes::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {
             pool::refill(&shared, &template);

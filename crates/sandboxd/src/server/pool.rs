@@ -104,6 +104,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         cpu_count: None,
         memory_mb: None,
         network: Default::default(),
+        volume_mounts: Vec::new(),
     };
     let slot = shared.insert_new(&blank)?;
     slot.lock().pooled = true;

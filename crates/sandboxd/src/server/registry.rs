@@ -67,6 +67,19 @@ pub struct Record {
     /// The create request's `network` settings.
     #[serde(default)]
     pub network: NetworkSettings,
+    /// The create request's `volumeMounts`, resolved to volume ids.
+    #[serde(default)]
+    pub volume_mounts: Vec<VolumeMountRecord>,
+}
+
+/// A volume mounted into a sandbox at every start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeMountRecord {
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+    pub name: String,
+    pub path: String,
 }
 
 fn keep_memory_by_default() -> bool {
@@ -342,6 +355,11 @@ mod tests {
             cpu_count: None,
             memory_mb: Some(512),
             network: NetworkSettings::default(),
+            volume_mounts: vec![VolumeMountRecord {
+                volume_id: "00000000-0000-4000-8000-000000000000".into(),
+                name: "data".into(),
+                path: "/mnt/data".into(),
+            }],
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();

@@ -13,3 +13,4 @@ mod ports;
 mod restart;
 mod snapshots;
 mod sudo;
+mod volumes;
