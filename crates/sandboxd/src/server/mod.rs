@@ -11,6 +11,7 @@
 //! see `layers.rs`).
 
 mod api;
+mod described;
 pub mod disk;
 mod domains;
 mod fork;

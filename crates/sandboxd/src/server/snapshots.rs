@@ -13,13 +13,13 @@
 //! a generated id. `snap-1` is `snap-1:default`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::registry::{now_ms, random_hex, set_mode, write_private};
+use super::described::{Described, remove_dir};
+use super::registry::{now_ms, random_hex};
 use super::{ApiError, Shared, Slot};
 use crate::spec::Isolation;
 
@@ -88,25 +88,18 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     }
 }
 
-fn dir(shared: &Shared) -> PathBuf {
-    shared.store.root().join(DIR)
+fn store(shared: &Shared) -> Described {
+    Described::new(shared.store.root().join(DIR), "snapshot")
 }
 
 /// The directory holding `snapshot`'s files.
 pub fn files(shared: &Shared, snapshot: &Snapshot) -> PathBuf {
-    dir(shared).join(&snapshot.key)
+    store(shared).dir(&snapshot.key)
 }
 
 /// Every snapshot, newest first.
 pub fn list(shared: &Shared) -> Vec<Snapshot> {
-    let root = dir(shared);
-    let Ok(entries) = std::fs::read_dir(&root) else { return Vec::new() };
-    let mut snapshots: Vec<Snapshot> = entries
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .filter_map(|e| serde_json::from_slice::<Snapshot>(&std::fs::read(e.path()).ok()?).ok())
-        .filter(|s| root.join(&s.key).is_dir())
-        .collect();
+    let mut snapshots: Vec<Snapshot> = store(shared).list(|s: &Snapshot| &s.key);
     snapshots.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(a.key.cmp(&b.key)));
     snapshots
 }
@@ -156,14 +149,13 @@ pub async fn take(
     let owner = shared.clone();
     let kept = snapshot.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        let root = dir(&owner);
-        std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-        set_mode(&root, 0o700)?;
-        let target = root.join(&kept.key);
+        let snapshots = store(&owner);
+        snapshots.prepare()?;
+        let target = snapshots.dir(&kept.key);
         let made = owner
             .disk
             .copy_sandbox_dir(&owner.store.sandbox_dir(&kept.sandbox_id), &target)
-            .and_then(|()| write_json(&root.join(format!("{}.json", kept.key)), &kept));
+            .and_then(|()| snapshots.describe(&kept.key, &kept));
         if made.is_err() {
             let _ = remove_dir(&target);
         }
@@ -182,48 +174,17 @@ pub async fn take(
 pub async fn delete(shared: &Arc<Shared>, reference: &str) -> Result<bool, ApiError> {
     let _writing = shared.snapshot_lock.lock().await;
     let Some(snapshot) = find(shared, reference) else { return Ok(false) };
-    let root = dir(shared);
-    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        // The description first: a daemon killed in between leaves a directory without
-        // one, removed at its next start.
-        std::fs::remove_file(root.join(format!("{}.json", snapshot.key)))?;
-        remove_dir(&root.join(&snapshot.key))
-    })
-    .await
-    .map_err(|e| ApiError::internal(&anyhow::anyhow!("the snapshot task panicked: {e}")))?
-    .map_err(|e| ApiError::internal(&e))?;
+    let snapshots = store(shared);
+    tokio::task::spawn_blocking(move || snapshots.remove(&snapshot.key))
+        .await
+        .map_err(|e| ApiError::internal(&anyhow::anyhow!("the snapshot task panicked: {e}")))?
+        .map_err(|e| ApiError::internal(&e))?;
     Ok(true)
 }
 
 /// At start: removes snapshot directories without a description (half-made).
 pub fn recover(shared: &Shared) {
-    let root = dir(shared);
-    let Ok(entries) = std::fs::read_dir(&root) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let described = path.with_extension("json");
-        if path.is_dir() && !described.exists() {
-            tracing::warn!(path = %path.display(), "removing a snapshot left half-made");
-            if let Err(e) = remove_dir(&path) {
-                tracing::warn!(path = %path.display(), error = %e, "removing a half-made snapshot");
-            }
-        }
-    }
-}
-
-fn remove_dir(path: &Path) -> anyhow::Result<()> {
-    match std::fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing {}", path.display()))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn write_json(path: &Path, snapshot: &Snapshot) -> anyhow::Result<()> {
-    let data = serde_json::to_vec_pretty(snapshot)?;
-    write_private(&path.with_extension("json.tmp"), path, &data)
-        .with_context(|| format!("writing {}", path.display()))
+    store(shared).recover();
 }
 
 #[cfg(test)]

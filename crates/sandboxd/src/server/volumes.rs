@@ -13,14 +13,15 @@
 //! A volume mounted by a sandbox (running or paused) cannot be deleted (409): kill the
 //! sandboxes first.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
-use super::registry::{now_ms, random_hex, set_mode, write_private};
+use super::described::Described;
+use super::registry::{now_ms, random_hex, set_mode};
 use super::{ApiError, Shared};
 
 /// The directory, among the sandboxes' (in the disk image).
@@ -54,25 +55,18 @@ impl Volume {
     }
 }
 
-fn dir(shared: &Shared) -> PathBuf {
-    shared.store.root().join(DIR)
+fn store(shared: &Shared) -> Described {
+    Described::new(shared.store.root().join(DIR), "volume")
 }
 
 /// The directory holding `volume`'s files.
 pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
-    dir(shared).join(&volume.key)
+    store(shared).dir(&volume.key)
 }
 
 /// Every volume, oldest first.
 pub fn list(shared: &Shared) -> Vec<Volume> {
-    let root = dir(shared);
-    let Ok(entries) = std::fs::read_dir(&root) else { return Vec::new() };
-    let mut volumes: Vec<Volume> = entries
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .filter_map(|e| serde_json::from_slice::<Volume>(&std::fs::read(e.path()).ok()?).ok())
-        .filter(|v| root.join(&v.key).is_dir())
-        .collect();
+    let mut volumes: Vec<Volume> = store(shared).list(|v: &Volume| &v.key);
     volumes.sort_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.key.cmp(&b.key)));
     volumes
 }
@@ -117,19 +111,15 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
         key: key.clone(),
         created_at_ms: now_ms(),
     };
-    let root = dir(shared);
+    let volumes = store(shared);
     let kept = volume.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-        set_mode(&root, 0o700)?;
-        let target = root.join(&kept.key);
+        volumes.prepare()?;
+        let target = volumes.dir(&kept.key);
         std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
         std::os::unix::fs::chown(&target, Some(VOLUME_OWNER), Some(VOLUME_OWNER))?;
         set_mode(&target, 0o755)?;
-        let data = serde_json::to_vec_pretty(&kept)?;
-        let path = root.join(format!("{}.json", kept.key));
-        write_private(&path.with_extension("json.tmp"), &path, &data)
-            .with_context(|| format!("writing {}", path.display()))
+        volumes.describe(&kept.key, &kept)
     })
     .await
     .map_err(|e| ApiError::internal(&anyhow::anyhow!("the volume task panicked: {e}")))?
@@ -162,38 +152,16 @@ pub async fn delete(shared: &Arc<Shared>, id: &str) -> Result<bool, ApiError> {
             ),
         ));
     }
-    let root = dir(shared);
-    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        std::fs::remove_file(root.join(format!("{}.json", volume.key)))?;
-        remove_dir(&root.join(&volume.key))
-    })
-    .await
-    .map_err(|e| ApiError::internal(&anyhow::anyhow!("the volume task panicked: {e}")))?
-    .map_err(|e| ApiError::internal(&e))?;
+    let volumes = store(shared);
+    tokio::task::spawn_blocking(move || volumes.remove(&volume.key))
+        .await
+        .map_err(|e| ApiError::internal(&anyhow::anyhow!("the volume task panicked: {e}")))?
+        .map_err(|e| ApiError::internal(&e))?;
     Ok(true)
 }
 
 /// At start: removes volume directories without a description (half-made or
 /// half-deleted).
 pub fn recover(shared: &Shared) {
-    let root = dir(shared);
-    let Ok(entries) = std::fs::read_dir(&root) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() && !path.with_extension("json").exists() {
-            tracing::warn!(path = %path.display(), "removing a volume left half-made");
-            if let Err(e) = remove_dir(&path) {
-                tracing::warn!(path = %path.display(), error = format!("{e:#}"), "removing a half-made volume");
-            }
-        }
-    }
-}
-
-fn remove_dir(path: &Path) -> anyhow::Result<()> {
-    match std::fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing {}", path.display()))
-        }
-        _ => Ok(()),
-    }
+    store(shared).recover();
 }
