@@ -484,7 +484,8 @@ impl SandboxCgroup {
                     ),
                 ));
             }
-            thread::sleep(POLL);
+            // Usually done within a millisecond: pauses and resumes wait on this.
+            thread::sleep(Duration::from_millis(1));
         }
     }
 
