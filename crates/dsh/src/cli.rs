@@ -158,7 +158,17 @@ enum SandboxCommand {
         /// Metadata as KEY=VALUE (repeatable).
         #[arg(long = "metadata", value_parser = parse_key_value)]
         metadata: Vec<(String, String)>,
+        /// Mount a volume as NAME:PATH, PATH in the sandbox's own root such as /mnt/data
+        /// (repeatable).
+        #[arg(long = "volume", value_parser = parse_volume_mount)]
+        volumes: Vec<dsh_e2b::control::VolumeMount>,
     },
+    /// Make a volume: a directory that outlives sandboxes, mounted with `create --volume`.
+    CreateVolume { name: String },
+    /// List volumes.
+    Volumes,
+    /// Delete a volume (by name or id) that no sandbox mounts.
+    DeleteVolume { volume: String },
     /// List running and paused sandboxes.
     List,
     /// Kill a sandbox (its processes, files and directory go).
@@ -226,6 +236,16 @@ enum FsCommand {
     Put { local: PathBuf, remote: String },
     /// Download a file (streamed).
     Get { remote: String, local: PathBuf },
+}
+
+/// `NAME:PATH` of `dsh sandbox create --volume`.
+fn parse_volume_mount(text: &str) -> Result<dsh_e2b::control::VolumeMount, String> {
+    match text.split_once(':') {
+        Some((name, path)) if !name.is_empty() && path.starts_with('/') => {
+            Ok(dsh_e2b::control::VolumeMount { name: name.to_owned(), path: path.to_owned() })
+        }
+        _ => Err(format!("expected NAME:/PATH, got {text:?}")),
+    }
 }
 
 fn parse_key_value(text: &str) -> Result<(String, String), String> {
@@ -597,11 +617,35 @@ async fn sandbox_command(
             let state_dir = daemon.state_dir.clone().unwrap_or_else(default_state_dir);
             return serve(listen, state_dir, &settings).await;
         }
-        SandboxCommand::Create { template, timeout, auto_pause, metadata } => {
+        SandboxCommand::CreateVolume { name } => {
+            let volume = control()?.create_volume(&name).await?;
+            printer.print(&volume, || volume.volume_id.clone());
+        }
+        SandboxCommand::Volumes => {
+            let volumes = control()?.list_volumes().await?;
+            printer.print(&volumes, || {
+                let rows: Vec<Vec<String>> =
+                    volumes.iter().map(|v| vec![v.volume_id.clone(), v.name.clone()]).collect();
+                table(&["VOLUME", "NAME"], &rows)
+            });
+        }
+        SandboxCommand::DeleteVolume { volume } => {
+            let plane = control()?;
+            let id = match plane.list_volumes().await?.into_iter().find(|v| v.name == volume) {
+                Some(found) => found.volume_id,
+                None => volume.clone(),
+            };
+            if !plane.delete_volume(&id).await? {
+                anyhow::bail!("volume {volume} does not exist (see `dsh sandbox volumes`)");
+            }
+            printer.print(&serde_json::json!({"deleted": id}), || format!("deleted {volume}"));
+        }
+        SandboxCommand::Create { template, timeout, auto_pause, metadata, volumes } => {
             let mut new = NewSandbox::from_template(template);
             new.timeout = Some(timeout);
             new.auto_pause = auto_pause;
             new.metadata = metadata.into_iter().collect();
+            new.volume_mounts = volumes;
             let info = control()?.create(&new).await?;
             printer.print(
                 &serde_json::json!({"sandboxID": info.sandbox_id, "templateID": info.template_id, "envdVersion": info.envd_version, "isolation": info.isolation}),

@@ -269,7 +269,7 @@ fn sandbox_fs_and_exec_commands_against_a_served_daemon() {
 }
 
 #[test]
-fn sandbox_fork_snapshot_and_pause_commands_against_a_served_daemon() {
+fn sandbox_fork_snapshot_pause_and_volume_commands_against_a_served_daemon() {
     let served = Served::start();
     let id = json(&served.ok(&["sandbox", "create", "--json"]))["sandboxID"]
         .as_str()
@@ -325,4 +325,23 @@ fn sandbox_fork_snapshot_and_pause_commands_against_a_served_daemon() {
     for sandbox in forks.iter().chain([&from, &id]) {
         served.ok(&["sandbox", "kill", sandbox]);
     }
+
+    // A volume, mounted by one sandbox and seen by the next.
+    let volume = json(&served.ok(&["sandbox", "create-volume", "cli-vol", "--json"]));
+    assert_eq!(volume["name"], "cli-vol");
+    let listed = json(&served.ok(&["sandbox", "volumes", "--json"]));
+    assert_eq!(listed, serde_json::json!([volume]));
+    let create = ["sandbox", "create", "--volume", "cli-vol:/mnt/v", "--json"];
+    let first = json(&served.ok(&create))["sandboxID"].as_str().unwrap().to_owned();
+    served.ok(&["exec", "--sandbox", &first, "--", "sh", "-c", "echo kept > /mnt/v/f"]);
+    let busy = served.run(&["sandbox", "delete-volume", "cli-vol"]);
+    assert_eq!(busy.status.code(), Some(1));
+    assert!(text(&busy.stderr).contains("is mounted by sandbox"), "{}", text(&busy.stderr));
+    served.ok(&["sandbox", "kill", &first]);
+    let second = json(&served.ok(&create))["sandboxID"].as_str().unwrap().to_owned();
+    assert_eq!(served.ok(&["fs", "cat", "/mnt/v/f", "--sandbox", &second]), "kept\n");
+    served.ok(&["sandbox", "kill", &second]);
+    assert_eq!(served.ok(&["sandbox", "delete-volume", "cli-vol"]), "deleted cli-vol\n");
+    let bad = served.run(&["sandbox", "create", "--volume", "cli-vol"]);
+    assert_eq!(bad.status.code(), Some(2));
 }

@@ -31,6 +31,24 @@ pub struct NewSandbox {
     pub env_vars: HashMap<String, String>,
     /// Ask for an envd access token.
     pub secure: bool,
+    /// Volumes to mount, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub volume_mounts: Vec<VolumeMount>,
+}
+
+/// A volume mounted into a new sandbox (E2B's `volumeMounts` entry).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct VolumeMount {
+    pub name: String,
+    pub path: String,
+}
+
+/// A volume: a directory that outlives sandboxes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct VolumeInfo {
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+    pub name: String,
 }
 
 impl NewSandbox {
@@ -42,6 +60,7 @@ impl NewSandbox {
             metadata: HashMap::new(),
             env_vars: HashMap::new(),
             secure: true,
+            volume_mounts: Vec::new(),
         }
     }
 }
@@ -321,6 +340,30 @@ impl ControlPlane {
     /// Deletes a snapshot; `false` when there was none by that id or name.
     pub async fn delete_snapshot(&self, snapshot_id: &str) -> Result<bool> {
         let path = format!("/templates/{}", urlencoding_path(snapshot_id));
+        let (status, body) = self.send(self.request(reqwest::Method::DELETE, &path)).await?;
+        match status {
+            200..=299 => Ok(true),
+            404 => Ok(false),
+            _ => Err(http_error(status, &body)),
+        }
+    }
+
+    pub async fn create_volume(&self, name: &str) -> Result<VolumeInfo> {
+        let request = self
+            .request(reqwest::Method::POST, "/volumes")
+            .json(&serde_json::json!({ "name": name }));
+        let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    pub async fn list_volumes(&self) -> Result<Vec<VolumeInfo>> {
+        let (status, body) = self.send(self.request(reqwest::Method::GET, "/volumes")).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Deletes a volume; `false` when there was none by that id.
+    pub async fn delete_volume(&self, volume_id: &str) -> Result<bool> {
+        let path = format!("/volumes/{}", urlencoding_path(volume_id));
         let (status, body) = self.send(self.request(reqwest::Method::DELETE, &path)).await?;
         match status {
             200..=299 => Ok(true),
