@@ -48,7 +48,7 @@ pub struct Disk {
 
 #[derive(Debug, Clone, Copy)]
 struct Quota {
-    /// Each sandbox's limit.
+    /// Each new sandbox's limit; 0: none (quotas turned off over an existing image).
     sandbox_bytes: u64,
     /// The image's size: what all sandboxes together may hold.
     image_bytes: u64,
@@ -57,11 +57,13 @@ struct Quota {
 impl Disk {
     /// Mounts the image at `<state>/sandboxes` (making it on first use, sized `image_mb`
     /// or half the free space of the state directory's filesystem), or finds it mounted
-    /// by an earlier run. `sandbox_mb` 0 turns quotas off. Call before the sandbox
-    /// records are read: they live in the image.
+    /// by an earlier run. `sandbox_mb` 0 turns quotas off: no image is made, but one that
+    /// exists is still mounted (its sandboxes' files are in it; new ones get no limit).
+    /// Call before the sandbox records are read: they live in the image.
     pub fn open(state_dir: &Path, sandbox_mb: u64, image_mb: Option<u64>) -> Disk {
         let root = state_dir.join("sandboxes");
-        let quota = if sandbox_mb == 0 {
+        let has_image = state_dir.join(IMAGE_FILE).is_file();
+        let quota = if sandbox_mb == 0 && !has_image {
             Err("disk quotas are off (disk_mb = 0)".to_owned())
         } else {
             mount_image(state_dir, &root, image_mb)
@@ -84,6 +86,7 @@ impl Disk {
     /// filesystem under the state directory.
     pub fn sandbox_mb(&self) -> u64 {
         match &self.quota {
+            Ok(Quota { sandbox_bytes: 0, image_bytes }) => image_bytes >> 20,
             Ok(quota) => quota.sandbox_bytes.min(quota.image_bytes) >> 20,
             Err(_) => rustix::fs::statvfs(&self.root)
                 .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) >> 20),
@@ -104,8 +107,7 @@ impl Disk {
         }
         btrfs::create_subvolume(dir)
             .with_context(|| format!("creating the subvolume {}", dir.display()))?;
-        btrfs::limit_referenced(dir, quota.sandbox_bytes)
-            .with_context(|| format!("limiting {} to its quota", dir.display()))
+        limit(dir, quota)
     }
 
     /// Gives the new directory `to` the files of the sandbox directory `from` (a fork, a
@@ -124,8 +126,7 @@ impl Disk {
                 btrfs::snapshot(from, to).with_context(|| {
                     format!("snapshotting {} as {}", from.display(), to.display())
                 })?;
-                btrfs::limit_referenced(to, quota.sandbox_bytes)
-                    .with_context(|| format!("limiting {} to its quota", to.display()))
+                limit(to, quota)
             }
             Err(_) => {
                 let mut cp = std::process::Command::new("cp");
@@ -150,6 +151,15 @@ impl Disk {
             tracing::warn!(root = %self.root.display(), %err, "unmounting the sandboxes' disk");
         }
     }
+}
+
+/// Puts the quota on the subvolume `dir` (none when quotas are off).
+fn limit(dir: &Path, quota: &Quota) -> anyhow::Result<()> {
+    if quota.sandbox_bytes == 0 {
+        return Ok(());
+    }
+    btrfs::limit_referenced(dir, quota.sandbox_bytes)
+        .with_context(|| format!("limiting {} to its quota", dir.display()))
 }
 
 /// Removes from a copy of a sandbox directory what belongs to the original's processes:

@@ -103,3 +103,38 @@ async fn quotas_off_means_no_image_and_the_host_filesystem_size() {
     assert_eq!(info.body["diskSizeMB"], (stat.f_blocks * stat.f_frsize) >> 20);
     h.stop().await;
 }
+
+/// Quotas turned off over a state directory that has the image: the image is still
+/// mounted (its sandboxes' files are in it), and new sandboxes get no limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turning_quotas_off_keeps_the_image_and_its_sandboxes() {
+    let mut h = Harness::start_with(|c| {
+        c.defaults.disk_mb = QUOTA_MB;
+        c.disk_image_mb = Some(IMAGE_MB);
+    })
+    .await;
+    let old = h.client.create(json!({"templateID": "base"})).await;
+    h.client.write_file(&old, "/home/user/kept.txt", "kept").await;
+    h.stop().await;
+
+    let mut config = super::harness::config(&h.state());
+    config.defaults.disk_mb = 0;
+    let daemon = dsh_sandboxd::Daemon::start(config).await.unwrap();
+    assert_eq!(daemon.disk_quota_mb(), Ok(IMAGE_MB));
+    let client = super::harness::Client::new(&daemon.url(), daemon.api_key());
+    let id = old["sandboxID"].as_str().unwrap();
+    let resumed = client
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(resumed.status, StatusCode::CREATED, "{}", resumed.body);
+    assert_eq!(
+        client.read_file(&old, "/home/user/kept.txt").await,
+        (StatusCode::OK, "kept".to_owned())
+    );
+    let new = client.create(json!({"templateID": "base"})).await;
+    let (out, code) = client
+        .run(&new, "head -c 100M /dev/zero > /home/user/big && stat -c %s /home/user/big")
+        .await;
+    assert_eq!((out.as_str(), code), ("104857600\n", 0));
+    daemon.shutdown().await.unwrap();
+}
