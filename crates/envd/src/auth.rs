@@ -64,7 +64,14 @@ pub async fn require_access_token(
         && let Some(expected) = envd.settings().access_token
         && !token_matches(request.headers(), &expected)
     {
-        return http_error(StatusCode::UNAUTHORIZED, UNAUTHORIZED).into_response();
+        // The request's body is not read: the connection closes after the answer, and
+        // says so, or a client would send its next request on it and get no answer
+        // ("connection closed before message completed").
+        let mut refused = http_error(StatusCode::UNAUTHORIZED, UNAUTHORIZED).into_response();
+        refused
+            .headers_mut()
+            .insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+        return refused;
     }
     next.run(request).await
 }

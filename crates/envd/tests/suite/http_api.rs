@@ -63,6 +63,20 @@ async fn init_sets_env_token_and_defaults_and_ignores_stale_requests() {
         .collect();
     assert_eq!(text, format!("hi\n0\n{}/wd\n", envd.home.display()));
 
+    // A call refused for want of the token: its body was not read, so the connection
+    // closes after the answer and says so (a reused one would fail the next call).
+    let refused_rpc = envd
+        .http
+        .post(envd.url("/filesystem.Filesystem/Stat"))
+        .header("content-type", "application/json")
+        .body(r#"{"path": "/"}"#)
+        .send()
+        .await
+        .unwrap();
+    let connection =
+        refused_rpc.headers().get("connection").map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!((refused_rpc.status().as_u16(), connection.as_deref()), (401, Some("close")));
+
     // Changing anything now needs the token; an older timestamp changes nothing.
     let refused = init(serde_json::json!({"envVars": {}}), None).await.unwrap();
     assert_eq!(refused.status().as_u16(), 401);
