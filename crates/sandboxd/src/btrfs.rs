@@ -129,47 +129,10 @@ pub fn enable_quota(mount: &Path) -> io::Result<()> {
 }
 
 /// Writes a btrfs filesystem into `image` (an existing file) with `mkfs.btrfs`.
-pub fn make_filesystem(image: &Path, timeout: Duration) -> io::Result<()> {
+pub fn make_filesystem(image: &Path, timeout: Duration) -> anyhow::Result<()> {
     let mut command = std::process::Command::new("mkfs.btrfs");
     command.args(["-q", "-f"]).arg(image);
-    run_bounded(&mut command, timeout)
-}
-
-/// Runs `command` to its end, killing it past `timeout`; its stderr names a failure.
-pub(crate) fn run_bounded(
-    command: &mut std::process::Command,
-    timeout: Duration,
-) -> io::Result<()> {
-    let program = command.get_program().to_string_lossy().into_owned();
-    let mut child = command
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| io::Error::new(e.kind(), format!("running {program}: {e}")))?;
-    let deadline = std::time::Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("{program} did not finish within {timeout:?}"),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    if status.success() {
-        return Ok(());
-    }
-    let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        let _ = io::Read::read_to_string(&mut pipe, &mut stderr);
-    }
-    Err(io::Error::other(format!("{program} failed ({status}): {}", stderr.trim())))
+    crate::command::run_checked(&mut command, timeout)
 }
 
 /// `struct loop_info64`.

@@ -22,6 +22,7 @@
 
 pub mod btrfs;
 pub mod cgroup;
+mod command;
 pub mod destroy;
 pub mod error;
 pub mod exec;

@@ -131,7 +131,7 @@ impl Disk {
             Err(_) => {
                 let mut cp = std::process::Command::new("cp");
                 cp.args(["-a", "--reflink=auto", "--"]).arg(from).arg(to);
-                btrfs::run_bounded(&mut cp, COPY_TIMEOUT)
+                crate::command::run_checked(&mut cp, COPY_TIMEOUT)
                     .with_context(|| format!("copying {} to {}", from.display(), to.display()))
             }
         }

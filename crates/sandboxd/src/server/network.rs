@@ -399,7 +399,7 @@ pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Re
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(rules.as_bytes()).context("writing the ruleset to nft")?;
     }
-    let output = wait_with_timeout(child, Duration::from_secs(10))?;
+    let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
     if !output.status.success() {
         bail!("nft refused the egress rules: {}", String::from_utf8_lossy(&output.stderr).trim());
     }
@@ -426,7 +426,7 @@ fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
         .stderr(Stdio::piped());
     // pasta forks into the background once the namespace's interface is set up.
     let child = command.spawn().context("starting pasta")?;
-    let output = wait_with_timeout(child, Duration::from_secs(10))?;
+    let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
     if !output.status.success() {
         bail!("pasta failed: {}", String::from_utf8_lossy(&output.stderr).trim());
     }
@@ -524,24 +524,6 @@ fn is_pasta(pid: libc::pid_t) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
         cmdline.starts_with(b"pasta") || cmdline.starts_with(b"/usr/bin/pasta")
     })
-}
-
-fn wait_with_timeout(
-    mut child: std::process::Child,
-    timeout: Duration,
-) -> anyhow::Result<std::process::Output> {
-    let deadline = std::time::Instant::now() + timeout;
-    loop {
-        if child.try_wait()?.is_some() {
-            return Ok(child.wait_with_output()?);
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("timed out after {timeout:?}");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
 }
 
 #[cfg(test)]
