@@ -689,10 +689,10 @@ async fn list_snapshots(
         .filter(|s| query.get("sandboxID").is_none_or(|id| s.sandbox_id == *id))
         .filter(|s| query.get("name").is_none_or(|name| !s.names.is_empty() && s.is_named(name)))
         .collect();
-    let page: Vec<Value> = matching.iter().skip(offset).take(limit).map(|s| s.info()).collect();
-    let next = offset + page.len();
+    let (page, next) = one_page(&matching, offset, limit);
+    let page: Vec<Value> = page.iter().map(snapshots::Snapshot::info).collect();
     let mut response = axum::Json(page).into_response();
-    if next < matching.len() {
+    if let Some(next) = next {
         response.headers_mut().insert("x-next-token", HeaderValue::from(next));
     }
     Ok(response)
@@ -1211,15 +1211,17 @@ fn list(shared: &Shared, query: &ListQuery) -> (Vec<Value>, Option<String>, usiz
     if query.descending {
         records.reverse();
     }
-    let page: Vec<Value> = records
-        .iter()
-        .skip(query.offset)
-        .take(query.limit)
-        .map(|r| listed_json(shared, r))
-        .collect();
-    let next = query.offset + page.len();
-    let next = (next < records.len()).then(|| next.to_string());
-    (page, next, running)
+    let (page, next) = one_page(&records, query.offset, query.limit);
+    let page: Vec<Value> = page.iter().map(|r| listed_json(shared, r)).collect();
+    (page, next.map(|n| n.to_string()), running)
+}
+
+/// The items `offset` and `limit` pick, and where the next page starts (E2B's
+/// `nextToken`) when there is one.
+fn one_page<T>(items: &[T], offset: usize, limit: usize) -> (&[T], Option<usize>) {
+    let start = offset.min(items.len());
+    let end = start.saturating_add(limit).min(items.len());
+    (&items[start..end], (end < items.len()).then_some(end))
 }
 
 fn list_response(page: Vec<Value>, next: Option<String>, running: usize) -> Response {
