@@ -235,9 +235,12 @@ impl ControlPlane {
 
     /// Kills a sandbox; `false` when it did not exist.
     pub async fn kill(&self, sandbox_id: &str) -> Result<bool> {
-        let (status, body) = self
-            .send(self.request(reqwest::Method::DELETE, &format!("/sandboxes/{sandbox_id}")))
-            .await?;
+        self.delete(&format!("/sandboxes/{sandbox_id}")).await
+    }
+
+    /// `DELETE path`: `true` when something was deleted, `false` on a 404.
+    async fn delete(&self, path: &str) -> Result<bool> {
+        let (status, body) = self.send(self.request(reqwest::Method::DELETE, path)).await?;
         match status {
             200..=299 => Ok(true),
             404 => Ok(false),
@@ -339,13 +342,7 @@ impl ControlPlane {
 
     /// Deletes a snapshot; `false` when there was none by that id or name.
     pub async fn delete_snapshot(&self, snapshot_id: &str) -> Result<bool> {
-        let path = format!("/templates/{}", urlencoding_path(snapshot_id));
-        let (status, body) = self.send(self.request(reqwest::Method::DELETE, &path)).await?;
-        match status {
-            200..=299 => Ok(true),
-            404 => Ok(false),
-            _ => Err(http_error(status, &body)),
-        }
+        self.delete(&format!("/templates/{}", urlencoding_path(snapshot_id))).await
     }
 
     pub async fn create_volume(&self, name: &str) -> Result<VolumeInfo> {
@@ -363,13 +360,7 @@ impl ControlPlane {
 
     /// Deletes a volume; `false` when there was none by that id.
     pub async fn delete_volume(&self, volume_id: &str) -> Result<bool> {
-        let path = format!("/volumes/{}", urlencoding_path(volume_id));
-        let (status, body) = self.send(self.request(reqwest::Method::DELETE, &path)).await?;
-        match status {
-            200..=299 => Ok(true),
-            404 => Ok(false),
-            _ => Err(http_error(status, &body)),
-        }
+        self.delete(&format!("/volumes/{}", urlencoding_path(volume_id))).await
     }
 
     /// Sets the timeout to `timeout_secs` from now.
