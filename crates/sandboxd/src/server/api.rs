@@ -339,7 +339,7 @@ fn listed_json(shared: &Shared, record: &Record) -> Value {
         "endAt": rfc3339(record.end_at_ms),
         "cpuCount": record.cpu_count.unwrap_or(shared.config.defaults.cpu_count),
         "memoryMB": record.memory_mb.unwrap_or(shared.config.defaults.memory_mb),
-        "diskSizeMB": shared.host.disk_size_mb,
+        "diskSizeMB": shared.disk.sandbox_mb(),
         "metadata": record.metadata,
         "state": state_name(record.phase),
         "isolation": isolation_name(record),

@@ -40,6 +40,8 @@ pub struct Disk {
     /// `<state>/sandboxes`: the image's mount point, or a plain directory.
     root: PathBuf,
     quota: Result<Quota, String>,
+    /// What one sandbox may hold, in MiB (see [`Disk::sandbox_mb`]), found at open.
+    sandbox_mb: u64,
     /// Set by a daemon dropped without shutting down (as a crash would leave it): its
     /// sandboxes still run on the image, so it must stay mounted.
     keep_mounted: AtomicBool,
@@ -74,9 +76,16 @@ impl Disk {
                     reason
                 })
         };
+        let sandbox_mb = match &quota {
+            Ok(Quota { sandbox_bytes: 0, image_bytes }) => image_bytes >> 20,
+            Ok(quota) => quota.sandbox_bytes.min(quota.image_bytes) >> 20,
+            Err(_) => rustix::fs::statvfs(&root)
+                .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) >> 20),
+        };
         Disk {
             root,
             quota,
+            sandbox_mb,
             keep_mounted: AtomicBool::new(false),
             unmounted: AtomicBool::new(false),
         }
@@ -85,12 +94,7 @@ impl Disk {
     /// What one sandbox may hold, in MiB: its quota, or with none the size of the
     /// filesystem under the state directory.
     pub fn sandbox_mb(&self) -> u64 {
-        match &self.quota {
-            Ok(Quota { sandbox_bytes: 0, image_bytes }) => image_bytes >> 20,
-            Ok(quota) => quota.sandbox_bytes.min(quota.image_bytes) >> 20,
-            Err(_) => rustix::fs::statvfs(&self.root)
-                .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) >> 20),
-        }
+        self.sandbox_mb
     }
 
     /// Why sandboxes have no disk quota here; `None` when they have one.

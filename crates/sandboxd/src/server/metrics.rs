@@ -136,7 +136,7 @@ fn sample(shared: &Shared, slot: &super::registry::Slot) {
         mem_total,
         mem_cache: usage.memory_cache_bytes,
         disk_used: series.disk_used,
-        disk_total: shared.host.disk_size_mb << 20,
+        disk_total: shared.disk.sandbox_mb() << 20,
     };
     if series.samples.len() == RING {
         series.samples.pop_front();

@@ -153,18 +153,6 @@ impl Config {
     }
 }
 
-/// Host facts reported as every sandbox's resources.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct HostInfo {
-    disk_size_mb: u64,
-}
-
-impl HostInfo {
-    fn probe(disk: &disk::Disk) -> HostInfo {
-        HostInfo { disk_size_mb: disk.sandbox_mb() }
-    }
-}
-
 /// State shared by the handlers, the proxy and the reaper.
 pub(crate) struct Shared {
     config: Config,
@@ -172,7 +160,6 @@ pub(crate) struct Shared {
     store: Store,
     launcher: Launcher,
     envd_binary: PathBuf,
-    host: HostInfo,
     cgroups: Arc<Cgroups>,
     /// Read-only layers every sandbox sees at `/.dsh/layers`.
     layers: layers::Layers,
@@ -392,7 +379,6 @@ impl Daemon {
         // Before the records are read: with quotas they live in the disk image.
         let disk = disk::Disk::open(&state_dir, config.defaults.disk_mb, config.disk_image_mb);
         let store = Store::open(&state_dir)?;
-        let host = HostInfo::probe(&disk);
         let envd_binary = share_program(&state_dir, &envd_binary)?;
         launcher = launcher.shared_program_dir(state_dir.join(PROGRAM_DIR));
         // Before anything is mounted: a daemon that cannot listen leaves nothing behind.
@@ -407,7 +393,6 @@ impl Daemon {
             store,
             launcher,
             envd_binary,
-            host,
             cgroups,
             layers,
             disk,
