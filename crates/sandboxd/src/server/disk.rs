@@ -79,7 +79,8 @@ impl Disk {
         let sandbox_mb = match &quota {
             Ok(Quota { sandbox_bytes: 0, image_bytes }) => image_bytes >> 20,
             Ok(quota) => quota.sandbox_bytes.min(quota.image_bytes) >> 20,
-            Err(_) => rustix::fs::statvfs(&root)
+            // The plain directory `sandboxes/` (maybe not made yet) is on this filesystem.
+            Err(_) => rustix::fs::statvfs(state_dir)
                 .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) >> 20),
         };
         Disk {
