@@ -560,10 +560,9 @@ fn link_program(program: &Path, dir: &Path) -> Result<()> {
     let target = dir.join(name);
     // The file itself, not a symlink to it (`/bin/sh -> dash` would dangle inside).
     let file = fs::canonicalize(program).map_err(|e| Error::io(context("resolving"), e))?;
-    if fs::hard_link(&file, &target).is_ok() || reflink(&file, &target).is_ok() {
-        return Ok(());
+    if fs::hard_link(&file, &target).is_err() {
+        fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
     }
-    fs::copy(&file, &target).map_err(|e| Error::io(context("copying"), e))?;
     Ok(())
 }
 
@@ -581,22 +580,6 @@ fn link_program_dir(program: &Path, dir: &Path, link: &Path) -> Result<()> {
         _ => {}
     }
     std::os::unix::fs::symlink(dir, link).map_err(|e| Error::io(context("linking"), e))
-}
-
-/// A copy of `from` at `to` sharing its blocks (btrfs, xfs): where a hard link cannot
-/// cross (into a btrfs subvolume), it is as cheap as one.
-fn reflink(from: &Path, to: &Path) -> io::Result<()> {
-    let source = File::open(from)?;
-    let mode = source.metadata()?.permissions();
-    let target = OpenOptions::new().write(true).create_new(true).open(to)?;
-    let cloned = rustix::fs::ioctl_ficlone(&target, &source)
-        .map_err(io::Error::from)
-        .and_then(|()| target.set_permissions(mode));
-    if cloned.is_err() {
-        drop(target);
-        let _ = fs::remove_file(to);
-    }
-    cloned
 }
 
 /// This process's hard limit for `resource` (`None` = unlimited).
