@@ -170,8 +170,8 @@ pub(crate) struct Shared {
     refilling: Mutex<std::collections::HashSet<String>>,
     /// Set by shutdown: no new pooled sandboxes.
     stopping: std::sync::atomic::AtomicBool,
-    /// Held while a snapshot is taken or deleted (names are checked, then taken).
-    snapshot_lock: tokio::sync::Mutex<()>,
+    /// Held while a snapshot or volume is made or deleted: a name is checked, then taken.
+    names_lock: tokio::sync::Mutex<()>,
 }
 
 impl Shared {
@@ -399,7 +399,7 @@ impl Daemon {
             sandboxes: Mutex::new(HashMap::new()),
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
-            snapshot_lock: tokio::sync::Mutex::new(()),
+            names_lock: tokio::sync::Mutex::new(()),
         });
 
         let recovered = {

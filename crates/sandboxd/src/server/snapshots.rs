@@ -126,7 +126,7 @@ pub async fn take(
         Some(name) => vec![check_name(name)?],
         None => Vec::new(),
     };
-    let _writing = shared.snapshot_lock.lock().await;
+    let _writing = shared.names_lock.lock().await;
     if let Some(name) = names.first()
         && find(shared, name).is_some()
     {
@@ -172,7 +172,7 @@ pub async fn take(
 
 /// Deletes the snapshot `reference` names; `false` when there is none.
 pub async fn delete(shared: &Arc<Shared>, reference: &str) -> Result<bool, ApiError> {
-    let _writing = shared.snapshot_lock.lock().await;
+    let _writing = shared.names_lock.lock().await;
     let Some(snapshot) = find(shared, reference) else { return Ok(false) };
     let snapshots = store(shared);
     tokio::task::spawn_blocking(move || snapshots.remove(&snapshot.key))

@@ -99,7 +99,7 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
             format!("volumes need the sandboxes' disk image, which this daemon lacks: {reason}"),
         ));
     }
-    let _writing = shared.snapshot_lock.lock().await;
+    let _writing = shared.names_lock.lock().await;
     if by_name(shared, name).is_some() {
         return Err(ApiError::new(StatusCode::CONFLICT, format!("volume '{name}' already exists")));
     }
@@ -130,7 +130,7 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
 
 /// Deletes a volume no sandbox mounts; `Ok(false)` when there is none by that id.
 pub async fn delete(shared: &Arc<Shared>, id: &str) -> Result<bool, ApiError> {
-    let _writing = shared.snapshot_lock.lock().await;
+    let _writing = shared.names_lock.lock().await;
     let Some(volume) = by_id(shared, id) else { return Ok(false) };
     let users: Vec<String> = shared
         .slots()
