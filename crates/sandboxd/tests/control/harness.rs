@@ -428,3 +428,17 @@ impl Client {
         (text(stdout), text(stderr), code.expect("no end event"))
     }
 }
+
+/// `(sandboxID, state)` of each sandbox in a `GET /v2/sandboxes` body, sorted.
+pub fn states(listed: &Value) -> Vec<(String, String)> {
+    let mut states: Vec<(String, String)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (s["sandboxID"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    states.sort();
+    states
+}

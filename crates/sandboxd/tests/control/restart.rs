@@ -36,16 +36,7 @@ async fn shutdown_pauses_and_restart_brings_sandboxes_back_paused() {
     assert_eq!(h.daemon().api_key(), key, "the API key is kept");
     let c = &h.client;
     let list = c.call(Method::GET, "/v2/sandboxes", None).await;
-    let mut states: Vec<(String, String)> = list
-        .body
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (s["sandboxID"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned())
-        })
-        .collect();
-    states.sort();
+    let states = super::harness::states(&list.body);
     let mut expected =
         vec![(a_id.to_owned(), "paused".to_owned()), (b_id.to_owned(), "paused".to_owned())];
     expected.sort();

@@ -169,15 +169,5 @@ pub async fn listed(client: &Client) -> Vec<(String, String)> {
     )
     .await;
     assert_eq!(reply.status, reqwest::StatusCode::OK, "{}", reply.body);
-    let mut listed: Vec<(String, String)> = reply
-        .body
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (s["sandboxID"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned())
-        })
-        .collect();
-    listed.sort();
-    listed
+    crate::harness::states(&reply.body)
 }
