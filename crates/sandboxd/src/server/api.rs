@@ -590,23 +590,16 @@ async fn create_from_snapshot(
     snapshot: &snapshots::Snapshot,
     timeout: u64,
 ) -> ApiResult<Response> {
-    let slot = shared.insert_fork(&Record { isolation: snapshot.isolation, ..record });
+    let record = Record { isolation: snapshot.isolation, ..record };
+    let slot = fork::from_files(shared, &record, snapshots::files(shared, snapshot))
+        .await
+        .map_err(|e| {
+            let context = format!("creating a sandbox from snapshot {}", snapshot.snapshot_id);
+            ApiError::internal(&e.context(context))
+        })?;
     let _ops = slot.ops.lock().await;
     let id = slot.id.clone();
-    if let Err(e) = save(shared, &slot) {
-        shared.remove_slot(&id);
-        return Err(e);
-    }
-    let (from, to) = (snapshots::files(shared, snapshot), shared.store.sandbox_dir(&id));
-    let owner = shared.clone();
-    let copied = tokio::task::spawn_blocking(move || owner.disk.copy_sandbox_dir(&from, &to))
-        .await
-        .unwrap_or_else(|e| Err(anyhow::anyhow!("the copy task panicked: {e}")));
-    let started = match copied {
-        Ok(()) => lifecycle::start(shared, &slot).await,
-        Err(e) => Err(e),
-    };
-    if let Err(e) = started {
+    if let Err(e) = lifecycle::start(shared, &slot).await {
         let error = ApiError::internal(
             &e.context(format!("creating sandbox {id} from snapshot {}", snapshot.snapshot_id)),
         );

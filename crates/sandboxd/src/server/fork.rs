@@ -35,16 +35,32 @@ pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<S
         network,
         ..parent.clone()
     };
-    let slot = shared.insert_fork(&record);
     let started = std::time::Instant::now();
+    let from = shared.store.sandbox_dir(&parent.sandbox_id);
+    let slot = from_files(shared, &record, from)
+        .await
+        .with_context(|| format!("forking sandbox {}", parent.sandbox_id))?;
+    let files_us = started.elapsed().as_micros();
+    tracing::info!(parent = %parent.sandbox_id, fork = %slot.id, files_us, "fork files made");
+    Ok(slot)
+}
+
+/// A new sandbox (`record`, keeping its uid block) whose directory starts as a copy of
+/// `from` (a sandbox's or a snapshot's): its slot, saved as `creating` first, so that a
+/// daemon killed before it is started removes it on its next start. Not started.
+pub async fn from_files(
+    shared: &Arc<Shared>,
+    record: &Record,
+    from: std::path::PathBuf,
+) -> anyhow::Result<Arc<Slot>> {
+    let slot = shared.insert_fork(record);
     let made = async {
-        shared.store.save(&slot.record()).context("writing the fork's record")?;
-        let (from, to) =
-            (shared.store.sandbox_dir(&parent.sandbox_id), shared.store.sandbox_dir(&slot.id));
+        shared.store.save(&slot.record()).context("writing the sandbox record")?;
+        let to = shared.store.sandbox_dir(&slot.id);
         let owner = shared.clone();
         tokio::task::spawn_blocking(move || owner.disk.copy_sandbox_dir(&from, &to))
             .await
-            .context("the fork task panicked")?
+            .context("the copy task panicked")?
     }
     .await;
     if let Err(e) = made {
@@ -60,12 +76,10 @@ pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<S
             Err(panicked) => Err(panicked.into()),
         };
         if let Err(cleanup) = cleanup {
-            tracing::error!(sandbox = %slot.id, error = format!("{cleanup:#}"), "removing a failed fork");
+            tracing::error!(sandbox = %slot.id, error = format!("{cleanup:#}"), "removing a half-made sandbox");
         }
         shared.remove_slot(&slot.id);
-        return Err(e.context(format!("forking sandbox {}", parent.sandbox_id)));
+        return Err(e);
     }
-    let files_us = started.elapsed().as_micros();
-    tracing::info!(parent = %parent.sandbox_id, fork = %slot.id, files_us, "fork files made");
     Ok(slot)
 }
