@@ -204,12 +204,17 @@ impl Shared {
     /// Inserts a slot for a new sandbox with a fresh id and, under strict isolation, the
     /// lowest uid block no other sandbox of this daemon holds.
     pub(crate) fn insert_new(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
+        // Blocks of snapshots (their files are owned by them), read from disk before the
+        // registry is locked.
+        let held = match self.config.isolation {
+            IsolationLevel::Strict => snapshots::held_blocks(self),
+            IsolationLevel::Namespaces => Vec::new(),
+        };
         let mut map = self.map();
         let isolation = match self.config.isolation {
             IsolationLevel::Namespaces => Isolation::Namespaces,
             IsolationLevel::Strict => {
-                // Blocks of live sandboxes, and of snapshots (their files are owned by it).
-                let held = snapshots::held_blocks(self);
+                // Blocks of live sandboxes, and of snapshots.
                 let taken: std::collections::HashSet<u32> = map
                     .values()
                     .filter_map(|slot| slot.lock().record.isolation)
