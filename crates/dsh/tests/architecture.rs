@@ -34,7 +34,7 @@ fn crates_depend_only_on_the_layers_below_them() {
         ("dsh-core", &[]),
         ("dsh-http", &[]),
         ("dsh-envd", &["dsh-http", "dsh-proto"]),
-        ("dsh-sandboxd", &["dsh-http"]),
+        ("dsh-sandboxd", &["dsh-http", "dsh-proto"]),
         ("dsh-e2b", &["dsh-core", "dsh-proto"]),
         ("dsh-pty", &["dsh-core"]),
         ("dsh-lsp", &["dsh-core"]),

@@ -56,6 +56,23 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                 None => Ok(()),
             }
         }
+        Step::EnsureDir { path, mode, owner } => {
+            if sys.is_directory(path) {
+                return Ok(());
+            }
+            if let Err(e) = sys.mkdir(path, *mode) {
+                if e.kind() != io::ErrorKind::AlreadyExists {
+                    return Err(e);
+                }
+                sys.remove_file(path)?;
+                sys.mkdir(path, *mode)?;
+            }
+            sys.chmod(path, *mode)?;
+            match owner {
+                Some((uid, gid)) => sys.chown(path, *uid, *gid),
+                None => Ok(()),
+            }
+        }
         Step::WriteFile { path, contents, mode, replace, owner } => {
             if !replace && sys.exists(path) {
                 return Ok(());

@@ -8,7 +8,9 @@
 //!    sandbox mounts can propagate to the host (with a layer view: made slaves, which
 //!    receive but never send, and the new root made private in step 6 before the view is
 //!    bound in, so the view is the only place the host's mounts still reach);
-//! 3. state directories, then a tmpfs that becomes the new root;
+//! 3. state directories, then the new root: an overlay whose upper layer is the sandbox's
+//!    own (so it persists), every mount point in it made by a step that replaces what the
+//!    sandbox may have left there;
 //! 4. the template's allow-list (overlays over idmapped copies of the host directories,
 //!    symlinks, read-only files) and the account files written into the `/etc` upper layer;
 //! 5. fresh `/proc`, read-only `/sys`, a minimal `nodev` `/dev`, tmpfs `/tmp` and `/run`,
@@ -109,6 +111,15 @@ pub enum Step {
     LoopbackUp,
     /// mkdir -p, then the exact mode (and owner) on the last component.
     MakeDir {
+        path: PathBuf,
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    },
+    /// A directory on the way to a mount point in the sandbox's persistent root: made
+    /// (with this mode and owner) if missing, and a non-directory the sandbox left there
+    /// (a symlink planted to redirect a later step) replaced; an existing directory is
+    /// kept as it is (the sandbox may have made it its own).
+    EnsureDir {
         path: PathBuf,
         mode: u32,
         owner: Option<(u32, u32)>,
@@ -249,6 +260,7 @@ impl fmt::Display for Step {
                 }
                 f.write_str(")")
             }
+            Step::EnsureDir { path, .. } => write!(f, "ensure the directory {}", path.display()),
             Step::WriteFile { path, .. } => write!(f, "write {}", path.display()),
             Step::CreateFile { path, .. } => write!(f, "create {}", path.display()),
             Step::Symlink { target, link } => {
@@ -368,16 +380,25 @@ pub fn build_with_cgroup(
         steps.push(Step::LoopbackUp);
     }
 
+    // The root persists: an overlay over an empty lower layer whose upper layer is the
+    // sandbox's own, so what it makes outside the shown directories (`/app`, `/workspace`)
+    // outlives a restart and counts against its disk quota, as on E2B's disks. Every
+    // mount point in it is made by a step that replaces whatever non-directory the
+    // sandbox left there, before anything is mounted on it.
+    let empty = state.path().join("empty");
     steps.extend([
         dir(state.rootfs(), 0o755),
-        Step::MountTmpfs {
-            target: root.clone(),
-            mode: 0o755,
-            size: sizes.root,
-            flags: MountFlags::NOSUID | MountFlags::NODEV,
-            owner: root_owned,
-        },
         Step::Chdir { path: state.path().to_owned() },
+        dir(empty.clone(), 0o755),
+        own_dir(state.root_upper(), 0o755),
+        dir(state.root_work(), 0o700),
+        Step::MountOverlay {
+            lower: relative(&state, &empty),
+            upper: Some(relative(&state, &state.root_upper())),
+            work: Some(relative(&state, &state.root_work())),
+            target: root.clone(),
+            flags: MountFlags::NOSUID | MountFlags::NODEV,
+        },
     ]);
 
     let mut etc_shown = false;
@@ -432,7 +453,7 @@ pub fn build_with_cgroup(
         etc_shown |= path == Path::new("/etc");
     }
     if !etc_shown {
-        // No host /etc: the account files live on the (ephemeral) tmpfs root.
+        // No host /etc: the account files live on the root's own layer.
         let etc = at("/etc");
         steps.push(own_dir(etc.clone(), 0o755));
         steps.extend(account_files(&etc, &spec.id, true, root_owned));
@@ -524,8 +545,6 @@ pub fn build_with_cgroup(
     // /home, /root and /var persist in the state directory. Each is an overlay over an
     // empty lower layer rather than a bind mount, which would show its host path in
     // mountinfo.
-    let empty = state.path().join("empty");
-    steps.push(dir(empty.clone(), 0o755));
     let persistent = [
         ("/home", state.home(), 0o755),
         ("/root", state.root_home(), 0o700),
@@ -557,6 +576,7 @@ pub fn build_with_cgroup(
         ]);
     }
 
+    steps.extend(ensure_parents(&root, Path::new(PROGRAM_DIR), root_owned));
     steps.extend([
         own_dir(at(PROGRAM_DIR), 0o755),
         Step::MountOverlay {
@@ -573,6 +593,7 @@ pub fn build_with_cgroup(
     ]);
     for volume in &spec.volumes {
         let target = in_root(&root, &volume.inside);
+        steps.extend(ensure_parents(&root, &volume.inside, root_owned));
         steps.push(own_dir(target.clone(), 0o755));
         steps.push(match isolation {
             Isolation::Strict { .. } => {
@@ -634,8 +655,6 @@ pub const SMALL_TMPFS: u64 = 1 << 20;
 /// sandbox's memory (the kernel's default is half the host's RAM for each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TmpfsSizes {
-    /// `/`: mount points, links, and what root writes there.
-    pub root: u64,
     /// `/tmp`: half the memory.
     pub tmp: u64,
     /// `/dev/shm`: a quarter of the memory.
@@ -651,12 +670,23 @@ impl TmpfsSizes {
     pub fn for_memory(memory_bytes: Option<u64>) -> TmpfsSizes {
         let memory = memory_bytes.unwrap_or(Self::UNLIMITED_MEMORY_STAND_IN);
         TmpfsSizes {
-            root: 64 << 20,
             tmp: (memory / 2).max(16 << 20),
             shm: (memory / 4).max(16 << 20),
             run: 64 << 20,
         }
     }
+}
+
+/// [`Step::EnsureDir`] for every directory between the root and `inside` (an absolute
+/// path inside the sandbox), outermost first.
+fn ensure_parents(root: &Path, inside: &Path, owner: Option<(u32, u32)>) -> Vec<Step> {
+    let mut parents: Vec<&Path> =
+        inside.ancestors().skip(1).filter(|p| p.parent().is_some()).collect();
+    parents.reverse();
+    parents
+        .into_iter()
+        .map(|parent| Step::EnsureDir { path: in_root(root, parent), mode: 0o755, owner })
+        .collect()
 }
 
 /// `path` relative to the state directory (it is always under it).

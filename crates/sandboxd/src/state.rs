@@ -1,11 +1,13 @@
 //! Layout of a sandbox's state directory on the host.
 //!
 //! ```text
-//! <state>/rootfs                    mount point of the sandbox's tmpfs root (empty on the host)
+//! <state>/rootfs                    mount point of the sandbox's root (empty on the host)
+//! <state>/rootfs-upper              upper layer of the root (an overlay over empty/)
+//! <state>/rootfs-work               its overlayfs work directory
 //! <state>/overlay/<path>/upper      writable layer of the overlay shown at <path>
 //! <state>/overlay/<path>/work       overlayfs work directory
 //! <state>/overlay/<path>/lower      mount point of the idmapped host directory (setup only)
-//! <state>/empty                     empty lower layer of /home, /root and /var
+//! <state>/empty                     empty lower layer of the root, /home, /root and /var
 //! <state>/program/<name>            the payload binary (hard link or copy)
 //! <state>/home                      upper layer of /home (user/ owned by uid 1000 inside)
 //! <state>/root                      upper layer of /root
@@ -33,6 +35,15 @@ impl StateDir {
 
     pub fn rootfs(&self) -> PathBuf {
         self.root.join("rootfs")
+    }
+
+    /// The root's upper layer: what the sandbox keeps outside its other mounts.
+    pub fn root_upper(&self) -> PathBuf {
+        self.root.join("rootfs-upper")
+    }
+
+    pub fn root_work(&self) -> PathBuf {
+        self.root.join("rootfs-work")
     }
 
     /// Directory holding the overlay layers of `inside` (an absolute path).

@@ -69,6 +69,10 @@ fn render(steps: &[Step]) -> String {
                 let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
                 format!("mkdir {} {mode:04o}{owner}", path.display())
             }
+            Step::EnsureDir { path, mode, owner } => {
+                let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
+                format!("ensure-dir {} {mode:04o}{owner}", path.display())
+            }
             Step::WriteFile { path, contents, mode, replace, owner } => {
                 let contents = match contents {
                     Contents::Text(text) => format!("{text:?}"),
@@ -186,8 +190,11 @@ unshare mount|uts|ipc
 make-rprivate /
 hostname sbx-1
 mkdir /s/rootfs 0755
-tmpfs /s/rootfs mode=0755 size=65536k NOSUID|NODEV 100000:100000
 cd /s
+mkdir /s/empty 0755
+mkdir /s/rootfs-upper 0755 100000:100000
+mkdir /s/rootfs-work 0700
+overlay /s/rootfs lower=empty upper=rootfs-upper work=rootfs-work NOSUID|NODEV
 mkdir /s/overlay/usr/upper 0755 100000:100000
 mkdir /s/overlay/usr/work 0700
 mkdir /s/overlay/usr/lower 0755
@@ -245,7 +252,6 @@ mkdir /s/rootfs/tmp 0755 100000:100000
 tmpfs /s/rootfs/tmp mode=1777 size=1048576k NOSUID|NODEV 100000:100000
 mkdir /s/rootfs/run 0755 100000:100000
 tmpfs /s/rootfs/run mode=0755 size=65536k NOSUID|NODEV 100000:100000
-mkdir /s/empty 0755
 mkdir /s/home 0755 100000:100000
 mkdir /s/home/user 0755 101000:101000
 mkdir /s/overlay/home/work 0700
@@ -260,6 +266,7 @@ mkdir /s/var/tmp 1777 100000:100000
 mkdir /s/overlay/var/work 0700
 mkdir /s/rootfs/var 0755 100000:100000
 overlay /s/rootfs/var lower=empty upper=var work=overlay/var/work NOSUID|NODEV
+ensure-dir /s/rootfs/.dsh 0755 100000:100000
 mkdir /s/rootfs/.dsh/bin 0755 100000:100000
 overlay /s/rootfs/.dsh/bin lower=program:empty RDONLY|NOSUID|NODEV
 mask-dir /s/rootfs/proc/acpi
@@ -432,8 +439,15 @@ sethostname(box)
 loopback_up()
 mkdir(/s/rootfs, 0755)
 chmod(/s/rootfs, 0755)
-mount(tmpfs, /s/rootfs, tmpfs, NOSUID|NODEV, mode=0755,size=67108864,uid=100000,gid=100000)
 chdir(/s)
+mkdir(/s/empty, 0755)
+chmod(/s/empty, 0755)
+mkdir(/s/rootfs-upper, 0755)
+chmod(/s/rootfs-upper, 0755)
+chown(/s/rootfs-upper, 100000, 100000)
+mkdir(/s/rootfs-work, 0700)
+chmod(/s/rootfs-work, 0700)
+mount(overlay, /s/rootfs, overlay, NOSUID|NODEV, lowerdir=empty,upperdir=rootfs-upper,workdir=rootfs-work)
 mkdir(/s/overlay/etc/upper, 0755)
 chmod(/s/overlay/etc/upper, 0755)
 chown(/s/overlay/etc/upper, 100000, 100000)
@@ -497,8 +511,6 @@ mkdir(/s/rootfs/run, 0755)
 chmod(/s/rootfs/run, 0755)
 chown(/s/rootfs/run, 100000, 100000)
 mount(tmpfs, /s/rootfs/run, tmpfs, NOSUID|NODEV, mode=0755,size=67108864,uid=100000,gid=100000)
-mkdir(/s/empty, 0755)
-chmod(/s/empty, 0755)
 mkdir(/s/home, 0755)
 chmod(/s/home, 0755)
 chown(/s/home, 100000, 100000)
@@ -532,6 +544,9 @@ mkdir(/s/rootfs/var, 0755)
 chmod(/s/rootfs/var, 0755)
 chown(/s/rootfs/var, 100000, 100000)
 mount(overlay, /s/rootfs/var, overlay, NOSUID|NODEV, lowerdir=empty,upperdir=var,workdir=overlay/var/work)
+mkdir(/s/rootfs/.dsh, 0755)
+chmod(/s/rootfs/.dsh, 0755)
+chown(/s/rootfs/.dsh, 100000, 100000)
 mkdir(/s/rootfs/.dsh/bin, 0755)
 chmod(/s/rootfs/.dsh/bin, 0755)
 chown(/s/rootfs/.dsh/bin, 100000, 100000)
@@ -588,10 +603,37 @@ fn a_failing_step_stops_the_plan_and_names_the_step() {
     assert_eq!(err.source.raw_os_error(), Some(libc::EPERM));
     assert_eq!(
         err.to_string(),
-        "mount overlay at /s/rootfs/etc (lower overlay/etc/lower): Operation not permitted (os error 1)"
+        "mount overlay at /s/rootfs (lower empty): Operation not permitted (os error 1)"
     );
     assert!(matches!(sys.calls().last(), Some(Call::Mount { .. })));
     assert!(!sys.calls().iter().any(|c| matches!(c, Call::PivotRoot { .. })));
+}
+
+#[test]
+fn a_directory_on_the_way_to_a_mount_point_is_kept_and_a_planted_file_replaced() {
+    let ensure = |path: &str| Step::EnsureDir {
+        path: PathBuf::from(path),
+        mode: 0o755,
+        owner: Some((100_000, 100_000)),
+    };
+    // The sandbox made /s/rootfs/mnt its own earlier: nothing of it changes.
+    let sys = RecordingSyscall::new().with_dir("/s/rootfs/mnt");
+    exec::apply(&sys, &[ensure("/s/rootfs/mnt")]).unwrap();
+    assert_eq!(sys.calls(), []);
+    // A symlink (any non-directory) it left where a mount point goes is replaced by a
+    // directory before anything is mounted through it.
+    let sys = RecordingSyscall::new().with_file("/s/rootfs/.dsh", "-> /");
+    exec::apply(&sys, &[ensure("/s/rootfs/.dsh")]).unwrap();
+    assert_eq!(
+        sys.calls(),
+        [
+            Call::Mkdir { path: "/s/rootfs/.dsh".into(), mode: 0o755 },
+            Call::RemoveFile("/s/rootfs/.dsh".into()),
+            Call::Mkdir { path: "/s/rootfs/.dsh".into(), mode: 0o755 },
+            Call::Chmod { path: "/s/rootfs/.dsh".into(), mode: 0o755 },
+            Call::Chown { path: "/s/rootfs/.dsh".into(), uid: 100_000, gid: 100_000 },
+        ]
+    );
 }
 
 #[test]
@@ -760,7 +802,8 @@ fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory() {
     let text = render(&build(&spec, &layout, Path::new("/bin/sh")).unwrap());
     assert!(text.contains("tmpfs /s/rootfs/tmp mode=1777 size=131072k NOSUID|NODEV"), "{text}");
     assert!(text.contains("tmpfs /s/rootfs/dev/shm mode=1777 size=65536k "), "{text}");
-    assert!(text.contains("tmpfs /s/rootfs mode=0755 size=65536k "), "{text}");
+    // The root is on disk (an overlay), not in memory.
+    assert!(!text.contains("tmpfs /s/rootfs mode"), "{text}");
     assert!(text.contains("tmpfs /s/rootfs/run mode=0755 size=65536k "), "{text}");
     // A tiny sandbox still gets usable ones.
     let small = TmpfsSizes::for_memory(Some(16 << 20));

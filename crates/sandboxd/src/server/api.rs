@@ -36,7 +36,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/fork", post(fork))
         .route("/sandboxes/{id}/snapshots", post(take_snapshot))
         .route("/snapshots", get(list_snapshots))
-        .route("/templates/{id}", axum::routing::delete(delete_snapshot))
+        .route("/templates/{id}", axum::routing::delete(delete_template))
         .route("/volumes", get(list_volumes).post(create_volume))
         .route("/volumes/{id}", get(get_volume).delete(delete_volume))
         .route("/sandboxes/{id}/resume", post(resume))
@@ -47,8 +47,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/sandboxes/{id}/metrics", get(metrics))
         .route("/templates/aliases/{alias}", get(template_alias))
         .route("/layers", get(list_layers).post(provide_layer))
+        .merge(super::template_api::router())
         .route_layer(middleware::from_fn_with_state(shared.clone(), auth));
-    Router::new().merge(control).fallback(fallback).with_state(shared)
+    Router::new()
+        .merge(control)
+        .merge(super::template_api::uploads())
+        .fallback(fallback)
+        .with_state(shared)
 }
 
 async fn auth(State(shared): S, request: Request, next: Next) -> Response {
@@ -65,7 +70,7 @@ async fn auth(State(shared): S, request: Request, next: Next) -> Response {
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -150,7 +155,7 @@ fn content_type(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// A handler's JSON body, read and checked by [`parse_body`].
-struct JsonBody<T>(T);
+pub(super) struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned + Default, St: Send + Sync> axum::extract::FromRequest<St>
     for JsonBody<T>
@@ -252,7 +257,7 @@ fn timeout_secs(timeout: Option<i64>) -> ApiResult<u64> {
 
 /// Runs a lifecycle operation in its own task, so a client that hangs up mid-request
 /// cannot leave a sandbox half-created or half-stopped.
-async fn detached<T: Send + 'static>(
+pub(super) async fn detached<T: Send + 'static>(
     operation: impl Future<Output = ApiResult<T>> + Send + 'static,
 ) -> ApiResult<T> {
     tokio::spawn(operation)
@@ -262,7 +267,7 @@ async fn detached<T: Send + 'static>(
 
 fn sandbox_json(shared: &Shared, record: &Record) -> Value {
     let mut value = json!({
-        "templateID": record.template_id,
+        "templateID": template_id(record),
         "sandboxID": record.sandbox_id,
         "clientID": CLIENT_ID,
         "envdVersion": ENVD_VERSION,
@@ -277,6 +282,12 @@ fn sandbox_json(shared: &Shared, record: &Record) -> Value {
         value["alias"] = json!(alias);
     }
     value
+}
+
+/// The template a sandbox reports: the built template it was made from, else the
+/// daemon's own.
+fn template_id(record: &Record) -> &str {
+    record.startup.as_ref().map_or(record.template_id.as_str(), |s| s.template_id.as_str())
 }
 
 /// E2B's egress fields, checked (the create request's and `PUT .../network`'s alike).
@@ -332,7 +343,7 @@ fn state_name(phase: Phase) -> &'static str {
 
 fn listed_json(shared: &Shared, record: &Record) -> Value {
     let mut value = json!({
-        "templateID": record.template_id,
+        "templateID": template_id(record),
         "sandboxID": record.sandbox_id,
         "clientID": CLIENT_ID,
         "startedAt": rfc3339(record.started_at_ms),
@@ -463,6 +474,25 @@ struct NetworkUpdate {
     allow_internet_access: Option<bool>,
 }
 
+/// Checks a request's `cpuCount` and `memoryMB`.
+pub(super) fn check_limits(cpu_count: Option<u64>, memory_mb: Option<u64>) -> ApiResult<()> {
+    if let Some(cpus) = cpu_count
+        && !(1..=MAX_CPU_COUNT).contains(&cpus)
+    {
+        return Err(ApiError::bad_request(format!(
+            "cpuCount must be 1 to {MAX_CPU_COUNT}, not {cpus}"
+        )));
+    }
+    if let Some(memory) = memory_mb
+        && !(MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&memory)
+    {
+        return Err(ApiError::bad_request(format!(
+            "memoryMB must be {MIN_MEMORY_MB} to {MAX_MEMORY_MB}, not {memory}"
+        )));
+    }
+    Ok(())
+}
+
 /// The record a create request asks for, every field checked, and its timeout.
 fn new_record(
     templates: &crate::template::Templates,
@@ -477,20 +507,7 @@ fn new_record(
         ));
     }
     let timeout = timeout_secs(body.timeout)?;
-    if let Some(cpus) = body.cpu_count
-        && !(1..=MAX_CPU_COUNT).contains(&cpus)
-    {
-        return Err(ApiError::bad_request(format!(
-            "cpuCount must be 1 to {MAX_CPU_COUNT}, not {cpus}"
-        )));
-    }
-    if let Some(memory) = body.memory_mb
-        && !(MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&memory)
-    {
-        return Err(ApiError::bad_request(format!(
-            "memoryMB must be {MIN_MEMORY_MB} to {MAX_MEMORY_MB}, not {memory}"
-        )));
-    }
+    check_limits(body.cpu_count, body.memory_mb)?;
     let env_vars = body.env_vars.unwrap_or_default();
     check_env_vars(&env_vars)?;
     let metadata = body.metadata.unwrap_or_default();
@@ -514,11 +531,36 @@ fn new_record(
         memory_mb: body.memory_mb,
         network: network_settings(body.network.unwrap_or_default(), body.allow_internet_access)?,
         volume_mounts: Vec::new(),
+        startup: None,
     };
     Ok((record, timeout))
 }
 
 async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> ApiResult<Response> {
+    // `templateID` may name a template built here: the sandbox then starts from its
+    // build's files, with what the template set.
+    let built = body
+        .template_id
+        .as_deref()
+        .filter(|id| shared.config.templates.get(id).is_err())
+        .and_then(|id| super::templates::index(&shared).resolve(id));
+    if let Some((template, build)) = built {
+        body.template_id = Some(build.base.clone());
+        body.cpu_count = body.cpu_count.or(build.cpu_count);
+        body.memory_mb = body.memory_mb.or(build.memory_mb);
+        let mounts = body.volume_mounts.take().unwrap_or_default();
+        let (mut record, timeout) = new_record(&shared.config.templates, body)?;
+        record.volume_mounts = volume_mounts(&shared, mounts, &template_paths(&shared, &record))?;
+        record.alias = Some(template.name.clone());
+        record.startup = Some(build.startup.clone());
+        record.isolation = build.isolation;
+        let files = super::templates::index(&shared).files(&build.build_id);
+        let what = format!("template {} (build {})", template.name, build.build_id);
+        return detached(
+            async move { create_from_files(&shared, record, files, &what, timeout).await },
+        )
+        .await;
+    }
     // `templateID` may name a snapshot: the sandbox then starts from its files.
     let snapshot = body
         .template_id
@@ -533,16 +575,14 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     }
     let mounts = body.volume_mounts.take().unwrap_or_default();
     let (mut record, timeout) = new_record(&shared.config.templates, body)?;
-    let template_paths = shared
-        .config
-        .templates
-        .get(&record.template_id)
-        .map(|t| t.read_only_paths.clone())
-        .unwrap_or_default();
+    let template_paths = template_paths(&shared, &record);
     record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
     if let Some(snapshot) = snapshot {
+        let record = Record { isolation: snapshot.isolation, ..record };
+        let files = snapshots::files(&shared, &snapshot);
+        let what = format!("snapshot {}", snapshot.snapshot_id);
         return detached(
-            async move { create_from_snapshot(&shared, record, &snapshot, timeout).await },
+            async move { create_from_files(&shared, record, files, &what, timeout).await },
         )
         .await;
     }
@@ -582,27 +622,32 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     .await
 }
 
-/// A sandbox whose files start as a snapshot's (and keep its uid block: they are owned
-/// by it).
-async fn create_from_snapshot(
+/// What the record's template shows from the host (volume paths may not be there).
+fn template_paths(shared: &Shared, record: &Record) -> Vec<std::path::PathBuf> {
+    shared
+        .config
+        .templates
+        .get(&record.template_id)
+        .map(|t| t.read_only_paths.clone())
+        .unwrap_or_default()
+}
+
+/// A sandbox whose files start as a copy of `files` (a snapshot's, a built template's),
+/// keeping the record's uid block (they are owned by it); `what` names the source.
+async fn create_from_files(
     shared: &Arc<Shared>,
     record: Record,
-    snapshot: &snapshots::Snapshot,
+    files: std::path::PathBuf,
+    what: &str,
     timeout: u64,
 ) -> ApiResult<Response> {
-    let record = Record { isolation: snapshot.isolation, ..record };
-    let slot = fork::from_files(shared, &record, snapshots::files(shared, snapshot))
+    let slot = fork::from_files(shared, &record, files)
         .await
-        .map_err(|e| {
-            let context = format!("creating a sandbox from snapshot {}", snapshot.snapshot_id);
-            ApiError::internal(&e.context(context))
-        })?;
+        .map_err(|e| ApiError::internal(&e.context(format!("creating a sandbox from {what}"))))?;
     let _ops = slot.ops.lock().await;
     let id = slot.id.clone();
     if let Err(e) = lifecycle::start(shared, &slot).await {
-        let error = ApiError::internal(
-            &e.context(format!("creating sandbox {id} from snapshot {}", snapshot.snapshot_id)),
-        );
+        let error = ApiError::internal(&e.context(format!("creating sandbox {id} from {what}")));
         if let Err(e) = lifecycle::kill(shared, &slot).await {
             tracing::error!(sandbox = %id, error = format!("{e:#}"), "cleaning up a failed create");
         }
@@ -691,16 +736,15 @@ async fn list_snapshots(
     Ok(response)
 }
 
-/// `DELETE /templates/{id}`: this daemon's only deletable templates are snapshots.
-async fn delete_snapshot(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
+/// `DELETE /templates/{id}`: a snapshot, or a template built here.
+async fn delete_template(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode> {
     detached(async move {
-        match snapshots::delete(&shared, &id).await? {
-            true => Ok(StatusCode::NO_CONTENT),
-            false => Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                format!("template or snapshot '{id}' not found"),
-            )),
+        if snapshots::delete(&shared, &id).await?
+            || super::template_api::delete(&shared, &id).await?
+        {
+            return Ok(StatusCode::NO_CONTENT);
         }
+        Err(ApiError::new(StatusCode::NOT_FOUND, format!("template or snapshot '{id}' not found")))
     })
     .await
 }
@@ -836,7 +880,12 @@ async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response
 /// built in, each named by itself, and public).
 async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResult<Response> {
     if shared.config.templates.get(&alias).is_err() {
-        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("template '{alias}' not found")));
+        return match super::template_api::alias(&shared, &alias) {
+            Some(found) => Ok(axum::Json(found).into_response()),
+            None => {
+                Err(ApiError::new(StatusCode::NOT_FOUND, format!("template '{alias}' not found")))
+            }
+        };
     }
     Ok(axum::Json(serde_json::json!({"templateID": alias, "public": true})).into_response())
 }

@@ -105,7 +105,30 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     }
     launch(shared, slot).await?;
     let token = slot.record().envd_access_token;
-    activate(shared, slot, token.as_deref()).await
+    activate(shared, slot, token.as_deref()).await?;
+    boot(slot).await
+}
+
+/// A sandbox of a template built here boots as the template says: its start command in
+/// the background, then its ready command until it succeeds (at every fresh start: a
+/// create, a resume that reboots). A template that does not come up stops the sandbox.
+async fn boot(slot: &Slot) -> anyhow::Result<()> {
+    let (record, envd) = {
+        let inner = slot.lock();
+        (inner.record.clone(), inner.envd.clone())
+    };
+    let Some(startup) = record.startup.filter(|s| s.start_cmd.is_some() || s.ready_cmd.is_some())
+    else {
+        return Ok(());
+    };
+    let Some(port) = envd else { bail!("sandbox {} has no running envd", slot.id) };
+    let envd = super::envd_client::Envd { port, access_token: record.envd_access_token };
+    let mut log = |_: &'static str, line: String| tracing::debug!(sandbox = %slot.id, line, "boot");
+    if let Err(message) = super::builds::boot(&envd, &startup, &record.env_vars, &mut log).await {
+        stop(slot).await;
+        bail!("template {}: {message}", startup.template_id);
+    }
+    Ok(())
 }
 
 /// Initializes a launched sandbox's envd with the record's env vars and access token
@@ -156,9 +179,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .arg("--template-id")
         .arg(&record.template_id)
         .arg("--default-user")
-        .arg(DEFAULT_USER)
+        .arg(default_user(&record))
         .arg("--default-workdir")
-        .arg(spec.template.workdir.as_os_str())
+        .arg(default_workdir(&record, &spec))
         .args(sudo_args(spec.isolation))
         .args(COMMAND_ALIASES)
         .stdout(Output::File(log.clone()))
@@ -380,8 +403,8 @@ async fn init(
     let body = serde_json::json!({
         "envVars": record.env_vars,
         "accessToken": record.envd_access_token,
-        "defaultUser": DEFAULT_USER,
-        "defaultWorkdir": spec.template.workdir,
+        "defaultUser": default_user(&record),
+        "defaultWorkdir": default_workdir(&record, &spec),
     });
     let mut request = hyper::Request::post("/init")
         .header(hyper::header::HOST, format!("127.0.0.1:{}", envd.port))
@@ -397,6 +420,20 @@ async fn init(
         bail!("envd answered POST /init with {status}: {}", String::from_utf8_lossy(&body));
     }
     Ok(())
+}
+
+/// Who commands run as by default: the built template's last `USER`, else `user`.
+fn default_user(record: &Record) -> &str {
+    record.startup.as_ref().map_or(DEFAULT_USER, |s| s.user.as_str())
+}
+
+/// Where commands run by default: the built template's last `WORKDIR`, else the
+/// template's.
+fn default_workdir(record: &Record, spec: &SandboxSpec) -> String {
+    match &record.startup {
+        Some(startup) => startup.workdir.clone(),
+        None => spec.template.workdir.to_string_lossy().into_owned(),
+    }
 }
 
 /// Stops every process of the sandbox (SIGTERM to its init, SIGKILL after a grace

@@ -11,13 +11,17 @@
 //! see `layers.rs`).
 
 mod api;
+mod builds;
 mod described;
 pub mod disk;
 mod domains;
+mod envd_client;
 mod fork;
 pub mod layers;
 mod lifecycle;
 mod metrics;
+mod template_api;
+mod templates;
 pub use api::check_body;
 pub use lifecycle::kill_stray_init;
 mod netns;
@@ -170,8 +174,11 @@ pub(crate) struct Shared {
     refilling: Mutex<std::collections::HashSet<String>>,
     /// Set by shutdown: no new pooled sandboxes.
     stopping: std::sync::atomic::AtomicBool,
-    /// Held while a snapshot or volume is made or deleted: a name is checked, then taken.
+    /// Held while a snapshot, volume or template is made or deleted, or a template's tags
+    /// change: a name is checked, then taken.
     names_lock: tokio::sync::Mutex<()>,
+    /// Template builds asked for since the start.
+    builds: builds::Builds,
 }
 
 impl Shared {
@@ -207,7 +214,12 @@ impl Shared {
         // Blocks of snapshots (their files are owned by them), read from disk before the
         // registry is locked.
         let held = match self.config.isolation {
-            IsolationLevel::Strict => snapshots::held_blocks(self),
+            IsolationLevel::Strict => {
+                let mut held = snapshots::held_blocks(self);
+                held.extend(templates::index(self).held_blocks());
+                held.extend(builds::held_blocks(self));
+                held
+            }
             IsolationLevel::Namespaces => Vec::new(),
         };
         let mut map = self.map();
@@ -405,6 +417,7 @@ impl Daemon {
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
             names_lock: tokio::sync::Mutex::new(()),
+            builds: builds::Builds::default(),
         });
 
         let recovered = {
@@ -418,6 +431,7 @@ impl Daemon {
         }
         snapshots::recover(&shared);
         volumes::recover(&shared);
+        templates::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {
             pool::refill(&shared, &template);
@@ -480,12 +494,12 @@ impl Daemon {
             let shared = self.shared.clone();
             pauses.spawn(async move {
                 let _ops = slot.ops.lock().await;
-                let (phase, has_process, pooled) = {
+                let (phase, has_process, pooled, building) = {
                     let inner = slot.lock();
-                    (inner.record.phase, inner.process.is_some(), inner.pooled)
+                    (inner.record.phase, inner.process.is_some(), inner.pooled, inner.building)
                 };
-                if pooled {
-                    // Never handed out: nothing of it is worth keeping.
+                if pooled || building {
+                    // Never handed out, or a build's: nothing of it is worth keeping.
                     pool::discard(&shared, &slot).await;
                 } else if (phase == Phase::Running || has_process)
                     // Processes cannot outlive the daemon: memory is not kept.

@@ -105,6 +105,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         memory_mb: None,
         network: Default::default(),
         volume_mounts: Vec::new(),
+        startup: None,
     };
     let slot = shared.insert_new(&blank)?;
     slot.lock().pooled = true;

@@ -70,6 +70,10 @@ pub struct Record {
     /// The create request's `volumeMounts`, resolved to volume ids.
     #[serde(default)]
     pub volume_mounts: Vec<VolumeMountRecord>,
+    /// Made from a template built here: its default user and workdir, and its start and
+    /// ready commands (run at every boot).
+    #[serde(default)]
+    pub startup: Option<super::templates::Startup>,
 }
 
 /// A volume mounted into a sandbox at every start.
@@ -120,6 +124,9 @@ pub struct Inner {
     pub gone: bool,
     /// A warm-pool sandbox not yet handed out (no record on disk, invisible to the API).
     pub pooled: bool,
+    /// A template build's sandbox (`creating` for its whole life: invisible to the API,
+    /// removed by the next start if the daemon dies; killed at shutdown).
+    pub building: bool,
     /// Its private network, while it runs.
     pub network: Option<super::network::Attached>,
     /// Kept-alive connections to its ports (see `proxy::send_pooled`), dropped when it
@@ -143,6 +150,7 @@ impl Slot {
                 process: None,
                 gone: false,
                 pooled: false,
+                building: false,
                 network: None,
                 idle: Default::default(),
                 metrics: Default::default(),
@@ -360,6 +368,7 @@ mod tests {
                 name: "data".into(),
                 path: "/mnt/data".into(),
             }],
+            startup: None,
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();

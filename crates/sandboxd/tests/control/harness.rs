@@ -380,6 +380,22 @@ impl Client {
 
     /// Runs `sh -c script` to its end: (stdout, stderr, end event).
     pub async fn run_all(&self, sandbox: &Value, script: &str) -> (String, String, Value) {
+        self.run_all_as(sandbox, None, script).await
+    }
+
+    /// [`Client::run`] as `user` (envd's Basic header): (stdout, exit code).
+    pub async fn run_as(&self, sandbox: &Value, user: &str, script: &str) -> (String, i64) {
+        let (stdout, _, end) = self.run_all_as(sandbox, Some(user), script).await;
+        (stdout, end["exitCode"].as_i64().unwrap_or(0))
+    }
+
+    /// Runs `sh -c script` to its end as `user` (default: the sandbox's default user).
+    pub async fn run_all_as(
+        &self,
+        sandbox: &Value,
+        user: Option<&str>,
+        script: &str,
+    ) -> (String, String, Value) {
         use base64::Engine as _;
         let message = serde_json::json!({
             "process": {"cmd": "/bin/sh", "args": ["-c", script]}
@@ -388,8 +404,12 @@ impl Client {
         let mut frame = vec![0u8];
         frame.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
         frame.extend_from_slice(&payload);
-        let response = self
-            .envd(sandbox, Method::POST, "/process.Process/Start")
+        let mut request = self.envd(sandbox, Method::POST, "/process.Process/Start");
+        if let Some(user) = user {
+            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:"));
+            request = request.header("Authorization", format!("Basic {basic}"));
+        }
+        let response = request
             .header("Content-Type", "application/connect+json")
             .header("Connect-Protocol-Version", "1")
             .body(frame)

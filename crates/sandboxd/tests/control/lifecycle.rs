@@ -569,9 +569,12 @@ async fn memory_backed_filesystems_are_sized_from_the_sandboxs_memory_and_fill_w
     let c = &h.client;
     let s = c.create(json!({"templateID": "base", "memoryMB": 256})).await;
     let (sizes, code) = c
-        .run(&s, "df -k --output=size /tmp /dev/shm /run / | awk 'NR > 1 { printf \"%s \", $1 }'")
+        .run(&s, "df -k --output=size,fstype /tmp /dev/shm /run / | awk 'NR > 1 { printf \"%s %s \", $1, $2 }'")
         .await;
-    assert_eq!((sizes.as_str(), code), ("131072 65536 65536 65536 ", 0));
+    // The root is on the sandbox's disk (an overlay), the rest in its memory.
+    let (memory, root) = sizes.rsplit_once("tmpfs ").unwrap();
+    assert_eq!((memory, code), ("131072 tmpfs 65536 tmpfs 65536 ", 0), "{sizes}");
+    assert!(root.ends_with(" overlay "), "{sizes}");
     let (_, stderr, code) = c.run_output(&s, "head -c 150M /dev/zero > /dev/shm/fill").await;
     assert_eq!(code, 1);
     assert!(stderr.contains("No space left on device"), "{stderr}");

@@ -13,4 +13,5 @@ mod ports;
 mod restart;
 mod snapshots;
 mod sudo;
+mod templates;
 mod volumes;

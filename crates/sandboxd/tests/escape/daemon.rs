@@ -329,6 +329,47 @@ async fn a_symlink_left_in_var_does_not_make_the_daemon_chown_a_host_path() {
     );
 }
 
+/// The root is the sandbox's own persistent layer, and the daemon mounts into it at every
+/// start (`/.dsh/bin`, the layer view, volumes). Root inside moves `/.dsh` away (a
+/// directory holding a mount point can be renamed) and plants `/.dsh` as a symlink to a
+/// host directory, then reboots the sandbox: had the plan's `mkdir`/`chmod`/`chown` of
+/// `/.dsh/bin` followed it, host root would give that directory to the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_planted_in_the_persistent_root_does_not_redirect_the_next_start() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let h = Harness::start(Duration::from_secs(3)).await;
+    let target = HostPath::dir(h.dir.path().join("host-dir"));
+    std::fs::create_dir(target.path().join("bin")).unwrap();
+    std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let owner = |path: &Path| {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777)
+    };
+    let before = (owner(target.path()), owner(&target.path().join("bin")));
+    let a = h.create().await;
+    let id = a["sandboxID"].as_str().unwrap().to_owned();
+    let plant = format!(
+        "mv /.dsh /.dsh-moved && ln -s {} /.dsh && ls -ld /.dsh | cut -c1 && echo planted",
+        target.path().display()
+    );
+    assert_eq!(h.run(&a, "root", &plant).await, ("l\nplanted\n".to_owned(), 0));
+    let pause = format!("/sandboxes/{id}/pause");
+    let (status, body) = h.call(Method::POST, &pause, Some(json!({"memory": false}))).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let (status, body) =
+        h.call(Method::POST, &format!("/sandboxes/{id}/resume"), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::CREATED, "the sandbox did not come back: {body}");
+    assert_eq!(
+        (owner(target.path()), owner(&target.path().join("bin"))),
+        before,
+        "starting the sandbox changed the host directory its /.dsh pointed to (uid, gid, mode)"
+    );
+    // Inside, /.dsh is a directory again, with envd's program mounted in it.
+    let (out, code) = h.run(&a, "user", "ls -ld /.dsh | cut -c1; ls /.dsh/bin").await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("d\n"), "{out}");
+}
+
 /// envd's stdout and stderr go to `<state>/sandboxes/<id>/envd.log` on the host. Handed
 /// in as that file, root inside read the daemon's state directory (where the API key
 /// lives) from envd's `/proc/<pid>/fd` links (found by this suite); now they are pipes
