@@ -207,7 +207,7 @@ impl Launcher {
         }
 
         let Payload { program, args, env, stdout, stderr } = payload;
-        let layout = HostLayout::probe(spec.template.read_only_paths.iter().map(PathBuf::as_path));
+        let layout = HostLayout::probe_template(&spec.template);
         let program_inside = plan::program_inside(&program)?;
         match &self.shared_program_dir {
             Some(dir) => link_program_dir(&program, dir, &state.program())?,

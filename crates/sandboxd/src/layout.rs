@@ -59,6 +59,21 @@ impl HostLayout {
         HostLayout { entries, private }
     }
 
+    /// What a template shows: the host's paths ([`HostLayout::probe`]), or the paths of
+    /// an unpacked image's root, keyed by where they are shown (an image's files are the
+    /// sandbox's own: none of them is masked as private).
+    pub fn probe_template(template: &crate::template::Template) -> HostLayout {
+        if template.rootfs.is_none() {
+            return HostLayout::probe(template.read_only_paths.iter().map(PathBuf::as_path));
+        }
+        let entries = template
+            .read_only_paths
+            .iter()
+            .map(|path| (path.clone(), probe_one(&template.source(path))))
+            .collect();
+        HostLayout { entries, private: Vec::new() }
+    }
+
     /// A layout given explicitly (tests, or a caller that knows better).
     pub fn from_entries(entries: impl IntoIterator<Item = (PathBuf, HostEntry)>) -> HostLayout {
         HostLayout { entries: entries.into_iter().collect(), private: Vec::new() }

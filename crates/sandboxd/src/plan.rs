@@ -411,7 +411,7 @@ pub fn build_with_cgroup(
             }
             HostEntry::File => steps.extend([
                 Step::CreateFile { path: target.clone(), mode: 0o644 },
-                Step::Bind { source: path.to_owned(), target, read_only: true },
+                Step::Bind { source: spec.template.source(path), target, read_only: true },
             ]),
             HostEntry::Dir { mode, uid, gid } => {
                 let upper = state.upper(path);
@@ -422,7 +422,7 @@ pub fn build_with_cgroup(
                 });
                 steps.push(dir(state.work(path), 0o700));
                 if path == Path::new("/etc") {
-                    steps.extend(account_files(&upper, &spec.id, false, root_owned));
+                    steps.extend(account_files(&upper, &spec.id, false, root_owned, &spec.template));
                     steps.extend(resolver_file(&upper, spec.net, root_owned));
                 }
                 let lower = match isolation {
@@ -430,11 +430,14 @@ pub fn build_with_cgroup(
                         let staged = state.lower(path);
                         steps.extend([
                             dir(staged.clone(), 0o755),
-                            Step::MountIdmapped { source: path.to_owned(), target: staged.clone() },
+                            Step::MountIdmapped {
+                                source: spec.template.source(path),
+                                target: staged.clone(),
+                            },
                         ]);
                         relative(&state, &staged)
                     }
-                    Isolation::Namespaces => path.to_owned(),
+                    Isolation::Namespaces => spec.template.source(path),
                 };
                 steps.extend([
                     own_dir(target.clone(), 0o755),
@@ -456,7 +459,7 @@ pub fn build_with_cgroup(
         // No host /etc: the account files live on the root's own layer.
         let etc = at("/etc");
         steps.push(own_dir(etc.clone(), 0o755));
-        steps.extend(account_files(&etc, &spec.id, true, root_owned));
+        steps.extend(account_files(&etc, &spec.id, true, root_owned, &spec.template));
         steps.extend(resolver_file(&etc, spec.net, root_owned));
     }
 
@@ -721,7 +724,13 @@ fn resolver_file(etc: &Path, net: Net, owner: Option<(u32, u32)>) -> Option<Step
 
 /// passwd, group, hostname and hosts in `etc`. `replace_all: false` keeps the files an
 /// earlier run wrote (the sandbox may have added users); the hostname is always rewritten.
-fn account_files(etc: &Path, id: &str, replace_all: bool, owner: Option<(u32, u32)>) -> [Step; 4] {
+fn account_files(
+    etc: &Path,
+    id: &str,
+    replace_all: bool,
+    owner: Option<(u32, u32)>,
+    template: &crate::template::Template,
+) -> [Step; 4] {
     let file = |name: &str, contents: Contents, replace: bool| Step::WriteFile {
         path: etc.join(name),
         contents,
@@ -730,8 +739,16 @@ fn account_files(etc: &Path, id: &str, replace_all: bool, owner: Option<(u32, u3
         owner,
     };
     [
-        file("passwd", Contents::PasswdWithUser { host: "/etc/passwd".into() }, replace_all),
-        file("group", Contents::GroupWithUser { host: "/etc/group".into() }, replace_all),
+        file(
+            "passwd",
+            Contents::PasswdWithUser { host: template.source(Path::new("/etc/passwd")) },
+            replace_all,
+        ),
+        file(
+            "group",
+            Contents::GroupWithUser { host: template.source(Path::new("/etc/group")) },
+            replace_all,
+        ),
         file("hostname", Contents::Text(users::hostname(id)), true),
         file("hosts", Contents::Text(users::hosts(id)), replace_all),
     ]

@@ -25,9 +25,21 @@ pub struct Template {
     pub env: BTreeMap<String, String>,
     /// Working directory of the payload inside the sandbox.
     pub workdir: PathBuf,
+    /// Where the shown paths come from: the host's own (`None`), or an unpacked image's
+    /// root (`read_only_paths` are then paths inside it, each shown at the same place).
+    #[serde(default)]
+    pub rootfs: Option<PathBuf>,
 }
 
 impl Template {
+    /// The host path shown at `inside`.
+    pub fn source(&self, inside: &std::path::Path) -> PathBuf {
+        match &self.rootfs {
+            Some(root) => root.join(inside.strip_prefix("/").unwrap_or(inside)),
+            None => inside.to_owned(),
+        }
+    }
+
     /// The default: the host's system directories, so the host's toolchains (`node`,
     /// `python3`, npm globals under `/usr/lib/node_modules`, `/usr/local`) work inside.
     pub fn base() -> Template {
@@ -48,6 +60,7 @@ impl Template {
             read_only_paths,
             env,
             workdir: PathBuf::from(crate::users::USER_HOME),
+            rootfs: None,
         }
     }
 }

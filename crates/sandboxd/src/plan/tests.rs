@@ -334,6 +334,7 @@ fn template_extras_files_nesting_and_memory_limit() {
         ],
         env: Default::default(),
         workdir: "/home/user".into(),
+        rootfs: None,
     };
     spec.limits = Limits {
         max_processes: None,
@@ -823,4 +824,27 @@ fn without_boot_id(rendered: &str) -> String {
         "{uuid}"
     );
     format!("{}<random uuid>{}", &rendered[..start], &rendered[start + 36..])
+}
+
+#[test]
+fn an_image_templates_paths_come_from_its_unpacked_root() {
+    let mut spec = base_spec();
+    spec.template.read_only_paths = vec!["/usr".into(), "/etc".into(), "/bin".into()];
+    spec.template.rootfs = Some("/images/rootfs-sha256-ab".into());
+    let layout = HostLayout::from_entries([
+        ("/usr".into(), HostEntry::Dir { mode: 0o755, uid: 0, gid: 0 }),
+        ("/etc".into(), HostEntry::Dir { mode: 0o755, uid: 0, gid: 0 }),
+        ("/bin".into(), HostEntry::Symlink { target: "usr/bin".into() }),
+    ]);
+    let text = render(&build(&spec, &layout, Path::new("/bin/sh")).unwrap());
+    for line in [
+        "idmap /images/rootfs-sha256-ab/usr at /s/overlay/usr/lower\n",
+        "idmap /images/rootfs-sha256-ab/etc at /s/overlay/etc/lower\n",
+        "passwd+user(/images/rootfs-sha256-ab/etc/passwd)",
+        "group+user(/images/rootfs-sha256-ab/etc/group)",
+        "symlink /s/rootfs/bin -> usr/bin\n",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    assert!(!text.contains("idmap /usr "), "{text}");
 }
