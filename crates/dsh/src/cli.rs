@@ -54,14 +54,22 @@ enum Command {
         #[command(flatten)]
         daemon: DaemonArgs,
     },
+    /// Templates built from steps (a Dockerfile-like file; E2B's Template SDK builds the same).
+    Template {
+        #[command(subcommand)]
+        command: crate::template::TemplateCommand,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
     /// Run a command in a sandbox, streaming its output; exits with its exit code.
     Exec {
         /// Use this sandbox (else a fresh one is created and removed afterwards).
         #[arg(long)]
         sandbox: Option<String>,
-        /// Working directory inside the sandbox.
-        #[arg(long, default_value = "/home/user")]
-        cwd: String,
+        /// Working directory inside the sandbox (default: the sandbox's own: `/home/user`,
+        /// or its template's last WORKDIR).
+        #[arg(long)]
+        cwd: Option<String>,
         /// Linux user to run as.
         #[arg(long)]
         user: Option<String>,
@@ -293,11 +301,14 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
         Command::Shell(args) => crate::shell::run(args).await,
         Command::Mcp(args) => crate::mcp::run(args).await,
         Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,
+        Command::Template { command, daemon } => {
+            crate::template::run(command, &daemon, printer).await
+        }
         Command::Exec { sandbox, cwd, user, daemon, command } => {
             with_sandbox(
                 &daemon,
                 sandbox,
-                |sbx| async move { exec(&sbx, &cwd, user, command).await },
+                |sbx| async move { exec(&sbx, cwd, user, command).await },
             )
             .await
         }
@@ -448,7 +459,7 @@ async fn with_workbench(
 
 async fn exec(
     sandbox: &Sandbox,
-    cwd: &str,
+    cwd: Option<String>,
     user: Option<String>,
     command: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
@@ -461,7 +472,7 @@ async fn exec(
             "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_owned(),
         )]
         .into(),
-        cwd: Some(cwd.to_owned()),
+        cwd,
         user,
         ..StartOptions::default()
     };

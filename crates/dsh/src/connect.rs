@@ -47,6 +47,10 @@ pub struct DaemonArgs {
     /// envd router URL (what E2B_SANDBOX_URL means to the SDKs).
     #[arg(long, env = "E2B_SANDBOX_URL", global = true)]
     pub sandbox_url: Option<String>,
+    /// The E2B deployment's domain (E2B cloud: e2b.app; a self-hosted E2B: its own). The
+    /// API is then https://api.<domain> unless --api-url says otherwise.
+    #[arg(long, env = "E2B_DOMAIN", global = true)]
+    pub domain: Option<String>,
     /// State directory of the local daemon whose API key to use.
     #[arg(long, env = "DSH_SANDBOXD_STATE", global = true)]
     pub state_dir: Option<PathBuf>,
@@ -58,16 +62,20 @@ impl DaemonArgs {
         self.api_url.is_some() || self.api_key.is_some()
     }
 
+    /// Whether this names an E2B deployment (cloud or self-hosted) rather than a local
+    /// `dsh sandbox serve`: a domain is given, or the API is HTTPS (a local daemon
+    /// serves plain HTTP on loopback), or only a key is.
+    fn is_e2b(&self) -> bool {
+        match &self.api_url {
+            _ if self.domain.is_some() => true,
+            Some(url) => url.starts_with("https://"),
+            None => self.api_key.is_some(),
+        }
+    }
+
     /// The connection to an already running daemon.
     pub fn connection(&self) -> anyhow::Result<Connection> {
-        let api_url = self.api_url.clone().unwrap_or_else(|| {
-            if self.api_key.is_some() {
-                dsh_e2b::control::E2B_API_URL.to_owned()
-            } else {
-                DEFAULT_DAEMON_URL.to_owned()
-            }
-        });
-        let cloud = api_url.starts_with("https://api.");
+        let e2b = self.is_e2b();
         let api_key = match &self.api_key {
             Some(key) => key.clone(),
             None => {
@@ -82,8 +90,17 @@ impl DaemonArgs {
                 })?
             }
         };
-        let envd_url = self.sandbox_url.clone().or_else(|| (!cloud).then(|| api_url.clone()));
-        Ok(Connection { api_url, api_key, envd_url, domain: None })
+        if e2b {
+            return Ok(Connection::resolve(
+                self.api_url.as_deref(),
+                api_key,
+                self.sandbox_url.as_deref(),
+                self.domain.as_deref(),
+            ));
+        }
+        let api_url = self.api_url.clone().unwrap_or_else(|| DEFAULT_DAEMON_URL.to_owned());
+        let envd_url = self.sandbox_url.clone().unwrap_or_else(|| api_url.clone());
+        Ok(Connection { api_url, api_key, envd_url: Some(envd_url), domain: None })
     }
 }
 
@@ -189,5 +206,40 @@ impl Embedded {
             daemon.shutdown().await?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn args(api_url: Option<&str>, domain: Option<&str>) -> DaemonArgs {
+        DaemonArgs {
+            api_url: api_url.map(str::to_owned),
+            api_key: Some("key".into()),
+            sandbox_url: None,
+            state_dir: None,
+            domain: domain.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_self_hosted_e2b_keeps_its_domain_and_a_local_daemon_routes_envd() {
+        // E2B_DOMAIN alone: the API at api.<domain>, envd on the domain's hosts.
+        let hosted = args(None, Some("e2b.corp.test")).connection().unwrap();
+        assert_eq!(hosted.api_url, "https://api.e2b.corp.test");
+        assert_eq!(hosted.domain.as_deref(), Some("e2b.corp.test"));
+        assert_eq!(hosted.envd_url, None);
+        // A self-hosted API at another name is still E2B, not a local daemon.
+        let other =
+            args(Some("https://e2b-api.corp.test"), Some("corp.test")).connection().unwrap();
+        assert_eq!(other.api_url, "https://e2b-api.corp.test");
+        assert_eq!((other.envd_url, other.domain.as_deref()), (None, Some("corp.test")));
+        let cloud = args(None, None).connection().unwrap();
+        assert_eq!((cloud.api_url.as_str(), cloud.envd_url), ("https://api.e2b.app", None));
+        let local = args(Some("http://127.0.0.1:3000"), None).connection().unwrap();
+        assert_eq!(local.envd_url.as_deref(), Some("http://127.0.0.1:3000"));
+        assert_eq!(local.domain, None);
     }
 }

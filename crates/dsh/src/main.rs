@@ -10,6 +10,7 @@ mod mcp;
 mod output;
 mod shell;
 mod stop;
+mod template;
 mod tour;
 mod workbench;
 

@@ -290,8 +290,13 @@ mod tests {
         let mut config = Config::default();
         config.backend.kind = BackendKind::Host;
         config.backend.host_cwd = Some(scratch.path().to_path_buf());
-        let daemon =
-            DaemonArgs { api_url: None, api_key: None, sandbox_url: None, state_dir: None };
+        let daemon = DaemonArgs {
+            api_url: None,
+            api_key: None,
+            sandbox_url: None,
+            state_dir: None,
+            domain: None,
+        };
         let workbench = Workbench::open(&config, &daemon).await.unwrap();
         let listed = workbench.registry("catalogue-test").list();
         workbench.shutdown().await.unwrap();

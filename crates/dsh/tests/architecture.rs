@@ -40,6 +40,8 @@ fn crates_depend_only_on_the_layers_below_them() {
         ("dsh-lsp", &["dsh-core"]),
         ("dsh-code", &["dsh-core"]),
         ("dsh-tools", &["dsh-code", "dsh-core", "dsh-lsp", "dsh-pty"]),
+        // Test-only: drives dsh-e2b against dsh-sandboxd from its tests (dev edges).
+        ("dsh-edge-standin", &[]),
         (
             "dsh",
             &[

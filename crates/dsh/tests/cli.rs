@@ -345,3 +345,76 @@ fn sandbox_fork_snapshot_pause_and_volume_commands_against_a_served_daemon() {
     let bad = served.run(&["sandbox", "create", "--volume", "cli-vol"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn template_build_list_and_delete_against_a_served_daemon() {
+    let served = Served::start();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("app")).unwrap();
+    std::fs::write(project.path().join("app/index.html"), "<h1>from the cli</h1>\n").unwrap();
+    let file = project.path().join("Dockerfile");
+    std::fs::write(
+        &file,
+        "FROM base\nCOPY app /srv/app\nENV GREETING=hello\n\
+         RUN echo $GREETING > /srv/app/greet.txt\nWORKDIR /srv/app\n\
+         CMD python3 -m http.server 8080\n# ready: curl -sf localhost:8080\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let built = served.run(&["template", "build", "cli-web:v1", "-f", path, "--json"]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let report = json(&text(&built.stdout));
+    assert_eq!((&report["status"], &report["tags"]), (&"ready".into(), &serde_json::json!(["v1"])));
+    // Progress went to stderr, step by step.
+    let progress = text(&built.stderr);
+    for line in ["uploaded app", "[1/4] COPY app /srv/app", "[4/4] WORKDIR /srv/app"] {
+        assert!(progress.contains(line), "{line}: {progress}");
+    }
+    // A rebuild uploads nothing and runs nothing again.
+    let again = served.run(&["template", "build", "cli-web:v2", "-f", path]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let progress = text(&again.stderr);
+    assert!(progress.contains("app: already uploaded"), "{progress}");
+    assert!(
+        progress.contains("CACHED [3/4] RUN echo $GREETING > /srv/app/greet.txt"),
+        "{progress}"
+    );
+
+    let listed = json(&served.ok(&["template", "list", "--json"]));
+    assert_eq!(listed[0]["aliases"], serde_json::json!(["cli-web"]));
+    assert_eq!(listed[0]["names"], serde_json::json!(["cli-web:v1", "cli-web:v2"]));
+    let id =
+        json(&served.ok(&["sandbox", "create", "--template", "cli-web:v2", "--json"]))["sandboxID"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let out = served.ok(&[
+        "exec",
+        "--sandbox",
+        &id,
+        "--",
+        "sh",
+        "-c",
+        "pwd; cat greet.txt; curl -s localhost:8080/index.html",
+    ]);
+    assert_eq!(out, "/srv/app\nhello\n<h1>from the cli</h1>\n");
+    served.ok(&["sandbox", "kill", &id]);
+
+    // A failing step fails the command with the step and the reason.
+    std::fs::write(&file, "FROM base\nRUN echo nope; exit 7\n").unwrap();
+    let failed = served.run(&["template", "build", "cli-broken", "-f", path]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(
+        text(&failed.stderr).ends_with(
+            "dsh: the build failed: step 1: the command exited with code 7: echo nope; exit 7\n"
+        ),
+        "{}",
+        text(&failed.stderr)
+    );
+    assert_eq!(served.ok(&["template", "delete", "cli-web"]), "deleted cli-web\n");
+    let gone = served.run(&["template", "delete", "cli-web"]);
+    assert_eq!(
+        (gone.status.code(), text(&gone.stderr)),
+        (Some(1), "dsh: template cli-web does not exist (see `dsh template list`)\n".to_owned())
+    );
+}

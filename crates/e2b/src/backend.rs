@@ -1,9 +1,13 @@
 //! The e2b backend of dsh-core's seams: `Fs`, `Subprocess` and `Terminals` over one
 //! sandbox's envd. Engines above cannot tell it from the local backend.
 //!
-//! Group signals use dsh-envd's `SignalTarget` extension; against a server without it
-//! (E2B cloud, which signals only the pid and only TERM/KILL) they fall back to a `kill`
-//! command run in the sandbox.
+//! Group signals use dsh-envd's `SignalTarget` extension. E2B's envd has none: it takes
+//! SIGTERM and SIGKILL only, sends them to the pid and answers `unimplemented` for any
+//! other signal (e2b-dev/infra `packages/envd/internal/services/process/signal.go`).
+//! Whether the extension is there is asked once per backend (a signal-0 probe, which
+//! E2B's envd refuses); without it every group signal is a `kill` run in the sandbox
+//! aimed at the group, so a terminal's foreground job is never signalled through the
+//! shell's pid.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,11 +37,33 @@ pub struct SandboxBackend {
     envd: EnvdClient,
     /// Linux user operations run as (`None`: envd's default user).
     user: Option<String>,
+    /// Whether envd signals groups itself (dsh-envd's extension); asked once.
+    group_signals: Arc<tokio::sync::OnceCell<bool>>,
 }
 
 impl SandboxBackend {
     pub fn new(envd: EnvdClient, user: Option<String>) -> Self {
-        Self { envd, user }
+        Self { envd, user, group_signals: Arc::new(tokio::sync::OnceCell::new()) }
+    }
+
+    /// Whether envd knows dsh's `SignalTarget` extension: signal 0 to `pid`'s group is
+    /// its probe (it reports the group, delivering nothing); E2B's envd answers
+    /// `unimplemented` (only TERM and KILL exist there), an older dsh-envd 0.
+    async fn signals_groups(&self, pid: u32) -> Result<bool, Error> {
+        self.group_signals
+            .get_or_try_init(|| async {
+                match self
+                    .envd
+                    .signal(pid, WireSignal::Unspecified, SignalTarget::ProcessGroup)
+                    .await
+                {
+                    Ok(pgid) => Ok(pgid != 0),
+                    Err(err) if err.code() == Code::Unimplemented => Ok(false),
+                    Err(err) => Err(err),
+                }
+            })
+            .await
+            .copied()
     }
 
     pub fn envd(&self) -> &EnvdClient {
@@ -533,12 +559,15 @@ async fn signal_group_of(
     target: SignalTarget,
     signal: Signal,
 ) -> Result<u32, Error> {
-    let pgid = backend.envd.signal(pid, wire_signal(signal), target).await?;
-    if pgid != 0 {
-        return Ok(pgid);
+    if backend.signals_groups(pid).await? {
+        let pgid = backend.envd.signal(pid, wire_signal(signal), target).await?;
+        if pgid != 0 {
+            return Ok(pgid);
+        }
     }
-    // The server ignored the extension (E2B cloud): it may have signalled only the pid,
-    // or refused; reach the group with a command in the sandbox.
+    // No extension (E2B's envd): sending this signal to envd would reach the pid only (a
+    // terminal's shell instead of its job) or be refused; a command in the sandbox
+    // reaches the group.
     let group = match target {
         SignalTarget::ForegroundGroup => foreground_by_proc(backend, pid).await?,
         _ => pid,
@@ -735,12 +764,16 @@ impl TerminalHandle {
     async fn read_foreground(&self) -> Result<u32, TerminalError> {
         // Signal 0 to the foreground group is dsh-envd's probe; 0 back means the server
         // does not know the extension.
-        let pgid = match self
-            .backend
-            .envd
-            .signal(self.pid, WireSignal::Unspecified, SignalTarget::ForegroundGroup)
-            .await
-        {
+        let extension = self.backend.signals_groups(self.pid).await.map_err(terminal_error)?;
+        let probed = if extension {
+            self.backend
+                .envd
+                .signal(self.pid, WireSignal::Unspecified, SignalTarget::ForegroundGroup)
+                .await
+        } else {
+            Ok(0)
+        };
+        let pgid = match probed {
             Ok(pgid) if pgid != 0 => pgid,
             Ok(_) => foreground_by_proc(&self.backend, self.pid).await.map_err(terminal_error)?,
             Err(err) if err.code() == Code::Unimplemented => {

@@ -30,8 +30,14 @@ pub struct SandboxConfig {
     pub sandbox_id: Option<String>,
     /// The session workspace inside the sandbox.
     pub cwd: PathBuf,
-    /// Seconds until the sandbox times out.
+    /// Seconds until the sandbox times out; while dsh holds the sandbox it keeps moving
+    /// that deadline (see `keepalive_secs`), so it is how long the sandbox outlives a dsh
+    /// that died without disposing of it.
     pub timeout_secs: u32,
+    /// Seconds between extensions of the sandbox's timeout (each sets it to
+    /// `timeout_secs` from then) while a runtime holds it. Unset: a third of
+    /// `timeout_secs`, so two extensions can fail before it expires; 0: never extended.
+    pub keepalive_secs: Option<u32>,
     pub on_timeout: OnTimeout,
     /// What happens to the sandbox when dsh disposes of it.
     pub on_dispose: OnDispose,
@@ -55,6 +61,7 @@ impl Default for SandboxConfig {
             sandbox_id: None,
             cwd: PathBuf::from("/home/user/workspace"),
             timeout_secs: 300,
+            keepalive_secs: None,
             on_timeout: OnTimeout::Kill,
             on_dispose: OnDispose::Kill,
             api_url: None,

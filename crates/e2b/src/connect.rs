@@ -13,6 +13,50 @@ use crate::error::{Error, Result};
 /// buffer more than this.
 pub const MAX_MESSAGE_BYTES: usize = connect::DEFAULT_MAX_MESSAGE_BYTES;
 
+/// Attempts at setting up a connection before giving up: the SDKs' `E2B_CONNECTION_RETRIES`
+/// default (3 retries, `e2b/api/__init__.py` `connection_retries`), only for failures
+/// before the request was written, so nothing is ever sent twice.
+const CONNECT_ATTEMPTS: u32 = 4;
+
+/// Sends `request`, retrying (100 ms, 200 ms, 400 ms apart) when the connection could not
+/// be set up (refused, unreachable, TLS handshake failed). A request whose body cannot be
+/// replayed (a stream) is sent once.
+pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
+    let mut delay = Duration::from_millis(100);
+    for _ in 1..CONNECT_ATTEMPTS {
+        let Some(attempt) = request.try_clone() else { break };
+        match attempt.send().await {
+            Err(err) if err.is_connect() => {
+                tracing::debug!(%err, ?delay, "connection setup failed; retrying");
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+            }
+            other => return Ok(other?),
+        }
+    }
+    Ok(request.send().await?)
+}
+
+/// A non-200 answer to a Connect call as the client's error: E2B's edge answers 502 for a
+/// sandbox it no longer has (`e2b/envd/api.py` maps 502 to "sandbox was killed or reached
+/// its end of life"), and a 404 that is not a Connect error is a procedure the server
+/// does not have (Connect's HTTP mapping: 404 is `unimplemented`; envd before 0.5.2 has
+/// no CloseStdin), never "the process is not found".
+pub(crate) fn error_answer(status: u16, body: &[u8]) -> Error {
+    if status == 502 {
+        let error = connect::ConnectError::from_unary_response(status, body);
+        return Error::SandboxGone(error.message);
+    }
+    let is_connect_error = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .is_some_and(|v| v.get("code").is_some_and(serde_json::Value::is_string));
+    if status == 404 && !is_connect_error {
+        let message = String::from_utf8_lossy(body).trim().to_owned();
+        return Error::Rpc(connect::ConnectError::new(connect::Code::Unimplemented, message));
+    }
+    connect::ConnectError::from_unary_response(status, body).into()
+}
+
 pub(crate) fn timeout_header(timeout: Duration) -> String {
     // At most 10 digits per the protocol; clamp absurd values instead of failing.
     timeout.as_millis().min(9_999_999_999).to_string()
@@ -24,17 +68,18 @@ pub(crate) async fn unary<Req: WireMessage, Resp: WireMessage>(
     message: &Req,
 ) -> Result<Resp> {
     let body = codec.encode(message)?;
-    let response = request
-        .header(CONTENT_TYPE, codec.content_type(Framing::Unary))
-        .header("connect-protocol-version", "1")
-        .body(body)
-        .send()
-        .await?;
+    let response = send(
+        request
+            .header(CONTENT_TYPE, codec.content_type(Framing::Unary))
+            .header("connect-protocol-version", "1")
+            .body(body),
+    )
+    .await?;
     let status = response.status().as_u16();
     let content_type = content_type(response.headers());
     let bytes = response.bytes().await?;
     if status != 200 {
-        return Err(connect::ConnectError::from_unary_response(status, &bytes).into());
+        return Err(error_answer(status, &bytes));
     }
     match Codec::from_content_type(&content_type) {
         Some((answered, Framing::Unary)) if answered == codec => Ok(codec.decode(&bytes)?),
@@ -54,12 +99,13 @@ pub(crate) async fn server_stream<Req: WireMessage, Resp: WireMessage>(
 ) -> Result<ResponseStream<Resp>> {
     let payload = codec.encode(message)?;
     let envelope = connect::encode_envelope(0, &payload).map_err(connect::ConnectError::from)?;
-    let response = request
-        .header(CONTENT_TYPE, codec.content_type(Framing::Streaming))
-        .header("connect-protocol-version", "1")
-        .body(envelope)
-        .send()
-        .await?;
+    let response = send(
+        request
+            .header(CONTENT_TYPE, codec.content_type(Framing::Streaming))
+            .header("connect-protocol-version", "1")
+            .body(envelope),
+    )
+    .await?;
     ResponseStream::from_response(response, codec).await
 }
 
@@ -101,7 +147,7 @@ impl<M: WireMessage> ResponseStream<M> {
         let content_type = content_type(response.headers());
         if status != 200 {
             let body = response.bytes().await.unwrap_or_default();
-            return Err(connect::ConnectError::from_unary_response(status, &body).into());
+            return Err(error_answer(status, &body));
         }
         match Codec::from_content_type(&content_type) {
             Some((answered, Framing::Streaming)) if answered == codec => {}

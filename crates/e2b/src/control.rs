@@ -94,7 +94,7 @@ pub struct SnapshotInfo {
 }
 
 /// `text` as one path segment: names may hold `/` and `:`.
-fn urlencoding_path(text: &str) -> String {
+pub(crate) fn urlencoding_path(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
@@ -167,6 +167,11 @@ impl ControlPlane {
         &self.api_url
     }
 
+    /// The HTTP client, for requests that must not carry the API key (signed links).
+    pub(crate) fn http_client(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     /// A request to `path` with the API key and the default timeout (callers may set
     /// another).
     pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
@@ -180,12 +185,13 @@ impl ControlPlane {
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<(u16, bytes::Bytes)> {
-        let response = request.send().await?;
+        // Connection setup is retried as the SDKs do; nothing already sent is resent.
+        let response = crate::connect::send(request).await?;
         let status = response.status().as_u16();
         Ok((status, response.bytes().await?))
     }
 
-    fn parse<T: for<'de> Deserialize<'de>>(status: u16, body: &[u8]) -> Result<T> {
+    pub(crate) fn parse<T: for<'de> Deserialize<'de>>(status: u16, body: &[u8]) -> Result<T> {
         if !(200..300).contains(&status) {
             return Err(http_error(status, body));
         }
@@ -215,13 +221,40 @@ impl ControlPlane {
         Self::parse(status, &body)
     }
 
-    /// Running and paused sandboxes.
+    /// Running and paused sandboxes: every page (E2B answers at most 100 a page and the
+    /// next page's token in `x-next-token`, as the SDKs' paginator reads it,
+    /// `e2b/sandbox_async/paginator.py`).
     pub async fn list(&self) -> Result<Vec<SandboxDetail>> {
-        let request = self
-            .request(reqwest::Method::GET, "/v2/sandboxes")
-            .query(&[("state", "running,paused")]);
-        let (status, body) = self.send(request).await?;
-        Self::parse(status, &body)
+        self.list_paged(100).await
+    }
+
+    /// [`Self::list`] with pages of `limit` (1 to 100) sandboxes.
+    pub async fn list_paged(&self, limit: u32) -> Result<Vec<SandboxDetail>> {
+        let mut sandboxes = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut query: Vec<(&str, String)> =
+                vec![("state", "running,paused".into()), ("limit", limit.to_string())];
+            if let Some(token) = &next {
+                query.push(("nextToken", token.clone()));
+            }
+            let response = crate::connect::send(
+                self.request(reqwest::Method::GET, "/v2/sandboxes").query(&query),
+            )
+            .await?;
+            let status = response.status().as_u16();
+            next = response
+                .headers()
+                .get("x-next-token")
+                .and_then(|v| v.to_str().ok())
+                .filter(|token| !token.is_empty())
+                .map(str::to_owned);
+            let body = response.bytes().await?;
+            sandboxes.extend(Self::parse::<Vec<SandboxDetail>>(status, &body)?);
+            if next.is_none() {
+                return Ok(sandboxes);
+            }
+        }
     }
 
     /// The samples of a sandbox's resource use, oldest first (empty until the first is
@@ -239,7 +272,7 @@ impl ControlPlane {
     }
 
     /// `DELETE path`: `true` when something was deleted, `false` on a 404.
-    async fn delete(&self, path: &str) -> Result<bool> {
+    pub(crate) async fn delete(&self, path: &str) -> Result<bool> {
         let (status, body) = self.send(self.request(reqwest::Method::DELETE, path)).await?;
         match status {
             200..=299 => Ok(true),

@@ -10,12 +10,49 @@ use dsh_proto::connect::Codec;
 use dsh_proto::filesystem as fs;
 use dsh_proto::process as proc;
 use futures_util::{Stream, StreamExt as _};
+use sha2::Digest as _;
 
 use crate::connect::{self, ResponseStream};
 use crate::error::{Error, Result};
 
 /// Domains whose edge accepts `https://sandbox.<domain>` with routing headers.
 const ROUTED_DOMAINS: [&str; 4] = ["e2b.app", "e2b.dev", "e2b.pro", "e2b-staging.dev"];
+
+/// An envd version as the control plane reports it (`envdVersion`), which decides what
+/// the client may ask of it: the gates of the SDKs' `e2b/envd/versions.py`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EnvdVersion(pub u32, pub u32, pub u32);
+
+impl EnvdVersion {
+    /// The oldest envd dsh works with: before it `Start` always opened stdin
+    /// (`ENVD_COMMANDS_STDIN`), which leaves a one-shot command's stdin open forever.
+    pub const OLDEST: EnvdVersion = EnvdVersion(0, 3, 0);
+    /// Requests naming no user run as the sandbox's default one (`ENVD_DEFAULT_USER`).
+    pub const DEFAULT_USER: EnvdVersion = EnvdVersion(0, 4, 0);
+    /// `CloseStdin` exists (`ENVD_ENVD_CLOSE`).
+    pub const CLOSE_STDIN: EnvdVersion = EnvdVersion(0, 5, 2);
+    /// `POST /files` takes `application/octet-stream` (`ENVD_OCTET_STREAM_UPLOAD`).
+    pub const OCTET_STREAM_UPLOAD: EnvdVersion = EnvdVersion(0, 5, 7);
+
+    /// `MAJOR.MINOR.PATCH`, with an optional `v` and pre-release or build suffix ignored.
+    pub fn parse(text: &str) -> Option<Self> {
+        let core = text.trim().trim_start_matches('v');
+        let core = core.split(['-', '+']).next().unwrap_or_default();
+        let mut parts = core.split('.').map(|p| p.parse::<u32>().ok());
+        let version = EnvdVersion(parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(version)
+    }
+}
+
+impl std::fmt::Display for EnvdVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// The user an envd older than 0.4.0 must be told (it has no default): E2B templates'
+/// `user`, as the SDKs send (`e2b/envd/utils.py` `authentication_header`).
+const PRE_DEFAULT_USER: &str = "user";
 
 /// Where a sandbox's envd is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +131,8 @@ pub struct ExitInfo {
 pub struct ProcessStream {
     pub pid: u32,
     events: StreamOf,
+    /// Asked `/health` when the stream breaks, to tell a gone sandbox from a network blip.
+    probe: Option<EnvdClient>,
 }
 
 enum StreamOf {
@@ -103,14 +142,20 @@ enum StreamOf {
 
 impl ProcessStream {
     async fn next_event(&mut self) -> Result<Option<proc::ProcessEvent>> {
-        Ok(match &mut self.events {
-            StreamOf::Start(stream) => stream.next().await?.and_then(|m| m.event),
-            StreamOf::Connect(stream) => stream.next().await?.and_then(|m| m.event),
-        })
+        let next = match &mut self.events {
+            StreamOf::Start(stream) => stream.next().await.map(|m| m.and_then(|m| m.event)),
+            StreamOf::Connect(stream) => stream.next().await.map(|m| m.and_then(|m| m.event)),
+        };
+        match (next, &self.probe) {
+            (Err(err @ Error::Transport(_)), Some(client)) => {
+                Err(client.after_transport_failure(err).await)
+            }
+            (next, _) => next,
+        }
     }
 
-    async fn open(events: StreamOf) -> Result<Self> {
-        let mut stream = ProcessStream { pid: 0, events };
+    async fn open(events: StreamOf, probe: EnvdClient) -> Result<Self> {
+        let mut stream = ProcessStream { pid: 0, events, probe: Some(probe) };
         match stream.next_event().await?.and_then(|e| e.event) {
             Some(proc::process_event::Event::Start(start)) => {
                 stream.pid = start.pid;
@@ -183,7 +228,18 @@ pub struct EnvdClient {
     access_token: Option<String>,
     codec: Codec,
     request_timeout: Duration,
+    /// `None`: unknown (dsh-envd, or a router that does not say), treated as the newest.
+    version: Option<EnvdVersion>,
+    /// A `/files` transfer that moves no byte for this long ends with `Error::Timeout`.
+    transfer_idle_timeout: Duration,
+    /// Bound of a `/health` call.
+    health_timeout: Duration,
 }
+
+/// The SDKs' idle bound of a file transfer (`READ_TIMEOUT`, `e2b/connection_config.py`).
+pub const TRANSFER_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long `/health` may take before envd counts as unreachable.
+pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How often envd should send keepalives on idle streams (seconds), as the SDKs ask.
 const KEEPALIVE_SECS: &str = "50";
@@ -197,6 +253,61 @@ impl EnvdClient {
             access_token,
             codec: Codec::Proto,
             request_timeout: Duration::from_secs(60),
+            version: None,
+            transfer_idle_timeout: TRANSFER_IDLE_TIMEOUT,
+            health_timeout: HEALTH_TIMEOUT,
+        }
+    }
+
+    /// The envd version the control plane reported (`envdVersion`); requests are shaped
+    /// for it (an unparsable one is treated as the newest, as the SDKs' debug fallback).
+    pub fn with_envd_version(mut self, version: &str) -> Self {
+        self.version = EnvdVersion::parse(version);
+        self
+    }
+
+    pub fn envd_version(&self) -> Option<EnvdVersion> {
+        self.version
+    }
+
+    /// See [`TRANSFER_IDLE_TIMEOUT`].
+    pub fn with_transfer_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.transfer_idle_timeout = timeout;
+        self
+    }
+
+    /// See [`HEALTH_TIMEOUT`].
+    pub fn with_health_timeout(mut self, timeout: Duration) -> Self {
+        self.health_timeout = timeout;
+        self
+    }
+
+    /// Whether the envd is at least `version` (an unknown one is the newest).
+    fn supports(&self, version: EnvdVersion) -> bool {
+        self.version.is_none_or(|have| have >= version)
+    }
+
+    fn unsupported(&self, feature: &'static str) -> Error {
+        let envd_version = self.version.map(|v| v.to_string()).unwrap_or_default();
+        Error::Unsupported { feature, envd_version }
+    }
+
+    /// The user a request runs as: the one asked for, or (envd before 0.4.0, which has no
+    /// default user) E2B's `user`.
+    fn effective_user<'a>(&self, user: Option<&'a str>) -> Option<&'a str> {
+        match user {
+            None if !self.supports(EnvdVersion::DEFAULT_USER) => Some(PRE_DEFAULT_USER),
+            user => user,
+        }
+    }
+
+    /// What a broken connection means: asks `/health` (as the SDKs do after a stream
+    /// reset, `e2b/envd/rpc.py` `handle_rpc_exception_with_health`); a 502 there is
+    /// [`Error::SandboxGone`], anything else leaves `err` as it was.
+    pub(crate) async fn after_transport_failure(&self, err: Error) -> Error {
+        match self.health().await {
+            Err(gone @ Error::SandboxGone(_)) => gone,
+            _ => err,
         }
     }
 
@@ -230,7 +341,7 @@ impl EnvdClient {
         if let Some(token) = &self.access_token {
             builder = builder.header("X-Access-Token", token);
         }
-        if let Some(user) = user {
+        if let Some(user) = self.effective_user(user) {
             let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:"));
             builder = builder.header("Authorization", format!("Basic {basic}"));
         }
@@ -246,9 +357,16 @@ impl EnvdClient {
         let request = self
             .request(reqwest::Method::POST, route, user)
             .header("connect-timeout-ms", connect::timeout_header(self.request_timeout));
-        tokio::time::timeout(self.request_timeout, connect::unary(request, self.codec, message))
-            .await
-            .map_err(|_| Error::Timeout(self.request_timeout))?
+        let answer = tokio::time::timeout(
+            self.request_timeout,
+            connect::unary(request, self.codec, message),
+        )
+        .await
+        .map_err(|_| Error::Timeout(self.request_timeout))?;
+        match answer {
+            Err(err @ Error::Transport(_)) => Err(self.after_transport_failure(err).await),
+            answer => answer,
+        }
     }
 
     // --- filesystem ---------------------------------------------------------------
@@ -327,8 +445,11 @@ impl EnvdClient {
         if let Some(timeout) = options.timeout {
             builder = builder.header("connect-timeout-ms", connect::timeout_header(timeout));
         }
-        let stream = connect::server_stream(builder, self.codec, &request).await?;
-        ProcessStream::open(StreamOf::Start(stream)).await
+        let stream = match connect::server_stream(builder, self.codec, &request).await {
+            Err(err @ Error::Transport(_)) => return Err(self.after_transport_failure(err).await),
+            stream => stream?,
+        };
+        ProcessStream::open(StreamOf::Start(stream), self.clone()).await
     }
 
     /// Attaches to a running process: live output from now on, then its end.
@@ -337,8 +458,11 @@ impl EnvdClient {
         let builder = self
             .request(reqwest::Method::POST, "/process.Process/Connect", None)
             .header("keepalive-ping-interval", KEEPALIVE_SECS);
-        let stream = connect::server_stream(builder, self.codec, &request).await?;
-        ProcessStream::open(StreamOf::Connect(stream)).await
+        let stream = match connect::server_stream(builder, self.codec, &request).await {
+            Err(err @ Error::Transport(_)) => return Err(self.after_transport_failure(err).await),
+            stream => stream?,
+        };
+        ProcessStream::open(StreamOf::Connect(stream), self.clone()).await
     }
 
     pub async fn list_processes(&self) -> Result<Vec<proc::ProcessInfo>> {
@@ -400,7 +524,12 @@ impl EnvdClient {
         Ok(())
     }
 
+    /// Closes a process's stdin (EOF). envd before 0.5.2 has no way to: that is
+    /// [`Error::Unsupported`] without asking, as the SDKs refuse (`ENVD_ENVD_CLOSE`).
     pub async fn close_stdin(&self, pid: u32) -> Result<()> {
+        if !self.supports(EnvdVersion::CLOSE_STDIN) {
+            return Err(self.unsupported("closing stdin"));
+        }
         let request = proc::CloseStdinRequest { process: Some(selector(pid)) };
         let _: proc::CloseStdinResponse =
             self.unary("/process.Process/CloseStdin", &request, None).await?;
@@ -446,33 +575,107 @@ impl EnvdClient {
         user: Option<&str>,
     ) -> reqwest::RequestBuilder {
         let mut query = vec![("path", path)];
-        if let Some(user) = user {
+        if let Some(user) = self.effective_user(user) {
             query.push(("username", user));
         }
         self.request(method, "/files", None).query(&query)
     }
 
     /// Streams `body` into `path` (parents are created); nothing is buffered whole.
+    ///
+    /// A body held in memory is bounded as a whole by the request timeout; a streamed one
+    /// by its progress: when the peer takes no byte of it for the transfer idle timeout,
+    /// the upload ends with [`Error::Timeout`] (as the SDKs bound buffered uploads by the
+    /// request timeout and streamed ones by an idle bound, `e2b/sandbox_async/filesystem/
+    /// filesystem.py` `write_files`). envd before 0.5.7 takes multipart bodies only: the
+    /// body is sent as one (it must then be in memory, as the SDKs buffer it).
     pub async fn upload(
         &self,
         path: &str,
         body: reqwest::Body,
         user: Option<&str>,
     ) -> Result<WrittenFile> {
-        let response = self
-            .files_request(reqwest::Method::POST, path, user)
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-            .body(body)
-            .send()
-            .await?;
+        let request = self.files_request(reqwest::Method::POST, path, user);
+        let in_memory = body.as_bytes().map(Bytes::copy_from_slice);
+        let response = match (in_memory, self.supports(EnvdVersion::OCTET_STREAM_UPLOAD)) {
+            (Some(data), octet_stream) => {
+                let request = if octet_stream {
+                    request
+                        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+                        .body(data)
+                } else {
+                    let (content_type, body) = multipart(path, &data);
+                    request.header(reqwest::header::CONTENT_TYPE, content_type).body(body)
+                };
+                tokio::time::timeout(self.request_timeout, connect::send(request))
+                    .await
+                    .map_err(|_| Error::Timeout(self.request_timeout))??
+            }
+            (None, false) => return Err(self.unsupported("streamed uploads")),
+            (None, true) => {
+                let request =
+                    request.header(reqwest::header::CONTENT_TYPE, "application/octet-stream");
+                self.send_watched(request, body).await?
+            }
+        };
         let status = response.status().as_u16();
-        let bytes = response.bytes().await?;
+        let bytes = self.idle_bounded(response.bytes()).await??;
         if status != 200 {
-            return Err(http_error(status, &bytes));
+            return Err(files_error(status, &bytes));
         }
         let mut written: Vec<WrittenFile> = serde_json::from_slice(&bytes)
             .map_err(|err| Error::Protocol(format!("unreadable upload answer: {err}")))?;
         written.pop().ok_or_else(|| Error::Protocol("upload answer lists no file".into()))
+    }
+
+    /// `future` bounded by the transfer idle timeout.
+    async fn idle_bounded<T>(&self, future: impl std::future::Future<Output = T>) -> Result<T> {
+        tokio::time::timeout(self.transfer_idle_timeout, future)
+            .await
+            .map_err(|_| Error::Timeout(self.transfer_idle_timeout))
+    }
+
+    /// Sends a streamed upload, watching that the peer keeps taking its bytes: HTTP pulls
+    /// the body only as the peer reads (flow control), so a body not polled for the idle
+    /// timeout means the peer stalled, while a slow producer is still being polled.
+    async fn send_watched(
+        &self,
+        request: reqwest::RequestBuilder,
+        body: reqwest::Body,
+    ) -> Result<reqwest::Response> {
+        use http_body_util::BodyExt as _;
+        let polled = std::sync::Arc::new(std::sync::Mutex::new(tokio::time::Instant::now()));
+        let touched = std::sync::Arc::clone(&polled);
+        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = std::sync::Arc::clone(&finished);
+        let chunks = http_body_util::BodyDataStream::new(body.boxed());
+        let watched = Watched { inner: Box::pin(chunks), polled: touched, done };
+        let send = connect::send(request.body(reqwest::Body::wrap_stream(watched)));
+        tokio::pin!(send);
+        let idle = self.transfer_idle_timeout;
+        let mut tick =
+            tokio::time::interval(idle.min(Duration::from_secs(1)).max(Duration::from_millis(10)));
+        let mut answer_deadline: Option<tokio::time::Instant> = None;
+        loop {
+            tokio::select! {
+                response = &mut send => return response,
+                _ = tick.tick() => {
+                    let now = tokio::time::Instant::now();
+                    if finished.load(std::sync::atomic::Ordering::SeqCst) {
+                        // The body is sent: the answer is bounded like a unary call's.
+                        let deadline = *answer_deadline.get_or_insert(now + self.request_timeout);
+                        if now >= deadline {
+                            return Err(Error::Timeout(self.request_timeout));
+                        }
+                    } else {
+                        let last = *polled.lock().unwrap_or_else(|p| p.into_inner());
+                        if now.duration_since(last) >= idle {
+                            return Err(Error::Timeout(idle));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Streams a file's bytes (identity encoding).
@@ -485,23 +688,41 @@ impl EnvdClient {
     }
 
     /// Like [`Self::download`], with the size the server announced (`Content-Length`).
+    /// The answer must begin within the request timeout, and each chunk arrive within the
+    /// transfer idle timeout of the last ([`Error::Timeout`] otherwise).
     pub async fn download_sized(
         &self,
         path: &str,
         user: Option<&str>,
     ) -> Result<(Option<u64>, impl Stream<Item = Result<Bytes>> + Send + 'static)> {
-        let response = self
+        let request = self
             .files_request(reqwest::Method::GET, path, user)
-            .header(reqwest::header::ACCEPT_ENCODING, "identity")
-            .send()
-            .await?;
+            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+        let response = tokio::time::timeout(self.request_timeout, connect::send(request))
+            .await
+            .map_err(|_| Error::Timeout(self.request_timeout))??;
         let status = response.status().as_u16();
         if status != 200 {
-            let bytes = response.bytes().await.unwrap_or_default();
-            return Err(http_error(status, &bytes));
+            let bytes = self.idle_bounded(response.bytes()).await?.unwrap_or_default();
+            return Err(files_error(status, &bytes));
         }
         let size = response.content_length();
-        Ok((size, response.bytes_stream().map(|chunk| chunk.map_err(Error::from))))
+        let idle = self.transfer_idle_timeout;
+        let chunks = futures_util::stream::unfold(
+            (Box::pin(response.bytes_stream()), false),
+            move |(mut chunks, ended)| async move {
+                if ended {
+                    return None;
+                }
+                match tokio::time::timeout(idle, chunks.next()).await {
+                    Ok(Some(Ok(chunk))) => Some((Ok(chunk), (chunks, false))),
+                    Ok(Some(Err(err))) => Some((Err(Error::from(err)), (chunks, true))),
+                    Ok(None) => None,
+                    Err(_) => Some((Err(Error::Timeout(idle)), (chunks, true))),
+                }
+            },
+        );
+        Ok((size, chunks))
     }
 
     pub async fn read_file(&self, path: &str, user: Option<&str>) -> Result<Bytes> {
@@ -522,10 +743,74 @@ impl EnvdClient {
         self.upload(path, reqwest::Body::from(data.into()), user).await
     }
 
-    /// Whether envd answers `/health`.
+    /// Whether envd answers `/health`, within the health timeout ([`Error::Timeout`]);
+    /// E2B's 502 for the sandbox is [`Error::SandboxGone`].
     pub async fn health(&self) -> Result<bool> {
-        let response = self.request(reqwest::Method::GET, "/health", None).send().await?;
-        Ok(response.status().is_success())
+        let request = self.request(reqwest::Method::GET, "/health", None);
+        let response = tokio::time::timeout(self.health_timeout, async {
+            let response = connect::send(request).await?;
+            let status = response.status().as_u16();
+            let body = response.bytes().await.unwrap_or_default();
+            Ok::<_, Error>((status, body))
+        })
+        .await
+        .map_err(|_| Error::Timeout(self.health_timeout))??;
+        match response {
+            (502, body) => Err(files_error(502, &body)),
+            (status, _) => Ok((200..300).contains(&status)),
+        }
+    }
+}
+
+/// A body of `Watched` that records when it was last polled and whether it ended.
+struct Watched<S> {
+    inner: std::pin::Pin<Box<S>>,
+    polled: std::sync::Arc<std::sync::Mutex<tokio::time::Instant>>,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<S, E> Stream for Watched<S>
+where
+    S: Stream<Item = std::result::Result<Bytes, E>>,
+{
+    type Item = std::result::Result<Bytes, E>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        *self.polled.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+        let next = self.inner.as_mut().poll_next(cx);
+        if let std::task::Poll::Ready(None) = next {
+            self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        next
+    }
+}
+
+/// One file as a `multipart/form-data` body (part `file`), what envd before 0.5.7 takes.
+fn multipart(path: &str, data: &[u8]) -> (String, Bytes) {
+    let digest = sha2::Sha256::digest(data);
+    let boundary: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let boundary = format!("dsh-{boundary}");
+    let name = path.rsplit('/').next().unwrap_or(path).replace(['"', '\\', '\r', '\n'], "_");
+    let mut body = bytes::BytesMut::new();
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(data);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body.freeze())
+}
+
+/// A `/files` (or `/health`) error: E2B's 502 is the sandbox gone, else envd's body.
+fn files_error(status: u16, body: &[u8]) -> Error {
+    match http_error(status, body) {
+        Error::Http { status: 502, message } => Error::SandboxGone(message),
+        other => other,
     }
 }
 

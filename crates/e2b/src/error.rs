@@ -25,6 +25,16 @@ pub enum Error {
     /// The request itself is invalid (bad URL, missing configuration).
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// The sandbox is no more: killed, timed out or paused. E2B's edge answers 502 for
+    /// such a sandbox, and a stream cut whose `/health` probe then fails means the same
+    /// (the SDKs' "sandbox was killed or reached its end of life", `e2b/envd/api.py`,
+    /// `e2b/envd/rpc.py`). Retrying will not help; create or resume a sandbox.
+    #[error("the sandbox is gone (killed, timed out or paused): {0}")]
+    SandboxGone(String),
+    /// The sandbox's envd is too old for this operation (its template predates it):
+    /// rebuild the template. `envd_version` is what the control plane reported.
+    #[error("envd {envd_version} does not support {feature}; rebuild the template")]
+    Unsupported { feature: &'static str, envd_version: String },
 }
 
 impl Error {
@@ -37,7 +47,14 @@ impl Error {
             Error::Protocol(_) => Code::Internal,
             Error::Timeout(_) => Code::DeadlineExceeded,
             Error::Invalid(_) => Code::InvalidArgument,
+            Error::SandboxGone(_) => Code::Unavailable,
+            Error::Unsupported { .. } => Code::Unimplemented,
         }
+    }
+
+    /// Whether the sandbox itself has ended (see [`Error::SandboxGone`]).
+    pub fn is_sandbox_gone(&self) -> bool {
+        matches!(self, Error::SandboxGone(_))
     }
 
     pub fn is_not_found(&self) -> bool {

@@ -28,6 +28,9 @@ pub struct Connection {
     pub domain: Option<String>,
 }
 
+/// E2B cloud's domain, what `E2B_DOMAIN` defaults to.
+pub const E2B_DOMAIN: &str = "e2b.app";
+
 impl Connection {
     /// E2B cloud (or whatever `api_url` names) from the sandbox section. Needs a key.
     pub fn from_config(config: &SandboxConfig) -> Result<Self> {
@@ -37,12 +40,39 @@ impl Connection {
                     .into(),
             )
         })?;
-        Ok(Self {
-            api_url: config.api_url.clone().unwrap_or_else(|| E2B_API_URL.to_owned()),
+        Ok(Self::resolve(
+            config.api_url.as_deref(),
             api_key,
-            envd_url: config.envd_url.clone(),
-            domain: config.domain.clone(),
-        })
+            config.envd_url.as_deref(),
+            config.domain.as_deref(),
+        ))
+    }
+
+    /// An E2B deployment (cloud or self-hosted), as the SDKs find one
+    /// (`e2b/connection_config.py`): the API at `api_url`, else at `https://api.<domain>`;
+    /// the domain from `domain` (`E2B_DOMAIN`), else from an `https://api.<domain>` URL,
+    /// else `e2b.app`. envd goes through `envd_url` (`E2B_SANDBOX_URL`) when given, else
+    /// through the sandbox's hosts on the domain.
+    pub fn resolve(
+        api_url: Option<&str>,
+        api_key: String,
+        envd_url: Option<&str>,
+        domain: Option<&str>,
+    ) -> Self {
+        let from_url = api_url
+            .and_then(|url| url.strip_prefix("https://api."))
+            .map(|rest| rest.split(['/', ':']).next().unwrap_or(rest).to_owned());
+        let domain = domain
+            .filter(|d| !d.is_empty())
+            .map(str::to_owned)
+            .or(from_url)
+            .unwrap_or_else(|| E2B_DOMAIN.to_owned());
+        let api_url = match api_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None if domain == E2B_DOMAIN => E2B_API_URL.to_owned(),
+            None => format!("https://api.{domain}"),
+        };
+        Self { api_url, api_key, envd_url: envd_url.map(str::to_owned), domain: Some(domain) }
     }
 }
 
@@ -56,6 +86,40 @@ pub struct Sandbox {
     /// The user tools run as (unset: the sandbox's default user).
     user: Option<String>,
     disposed: AtomicBool,
+    /// Extends the sandbox's timeout while this owner holds it; stopped at disposal.
+    keepalive: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop_keepalive();
+    }
+}
+
+/// Sets the sandbox's timeout to `timeout_secs` from now every `every`, for as long as
+/// the owner lives: a long interactive session is not killed (or paused) at its first
+/// deadline while the agent still works in it, and a dsh that dies stops extending, so
+/// the sandbox still ends `timeout_secs` later. A failed extension is logged and retried
+/// at the next tick (the deadline is a third of the timeout away by default).
+async fn keep_alive(
+    control: ControlPlane,
+    id: String,
+    every: std::time::Duration,
+    timeout_secs: u32,
+) {
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match control.set_timeout(&id, timeout_secs).await {
+            Ok(()) => tracing::debug!(sandbox = %id, timeout_secs, "sandbox timeout extended"),
+            Err(err) if err.is_not_found() => {
+                tracing::debug!(sandbox = %id, "sandbox gone: no more extensions");
+                return;
+            }
+            Err(err) => tracing::warn!(sandbox = %id, %err, "cannot extend the sandbox's timeout"),
+        }
+    }
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -88,12 +152,26 @@ impl Sandbox {
                 (control.create(&new).await?, true)
             }
         };
+        // The sandbox's own domain first, then the configured one (the SDKs: `domain` of
+        // the create answer, else `E2B_DOMAIN`, `e2b/sandbox_async/main.py`).
         let target =
             match (&connection.envd_url, info.domain.as_deref().or(connection.domain.as_deref())) {
                 (Some(url), _) => EnvdTarget::routed(url, &info.sandbox_id),
-                (None, domain) => EnvdTarget::cloud(&info.sandbox_id, domain.unwrap_or("e2b.app")),
+                (None, domain) => EnvdTarget::cloud(&info.sandbox_id, domain.unwrap_or(E2B_DOMAIN)),
             };
-        let envd = EnvdClient::new(http, target, info.envd_access_token.clone());
+        let envd = EnvdClient::new(http, target, info.envd_access_token.clone())
+            .with_envd_version(&info.envd_version);
+        if let Some(version) = envd.envd_version()
+            && version < crate::envd::EnvdVersion::OLDEST
+        {
+            if created {
+                let _ = control.kill(&info.sandbox_id).await;
+            }
+            return Err(Error::Unsupported {
+                feature: "dsh (it needs envd 0.3.0 or later)",
+                envd_version: version.to_string(),
+            });
+        }
         let backend = SandboxBackend::new(envd, config.user.clone());
         let cwd = config.cwd.clone();
         let runtime_root = cwd.join(PRIVATE_DIR);
@@ -106,6 +184,7 @@ impl Sandbox {
             on_dispose: config.on_dispose,
             user: config.user.clone(),
             disposed: AtomicBool::new(false),
+            keepalive: std::sync::Mutex::new(None),
         };
         if let Err(err) = sandbox.prepare().await {
             if created {
@@ -113,7 +192,28 @@ impl Sandbox {
             }
             return Err(err);
         }
+        let every = config.keepalive_secs.unwrap_or(config.timeout_secs / 3);
+        if every > 0 && config.timeout_secs > 0 {
+            let task = tokio::spawn(keep_alive(
+                sandbox.control.clone(),
+                sandbox.info.sandbox_id.clone(),
+                std::time::Duration::from_secs(u64::from(every)),
+                config.timeout_secs,
+            ));
+            *sandbox.keepalive_task() = Some(task);
+        }
         Ok(sandbox)
+    }
+
+    fn keepalive_task(&self) -> std::sync::MutexGuard<'_, Option<tokio::task::JoinHandle<()>>> {
+        // A poisoned lock still holds a valid handle (or none).
+        self.keepalive.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn stop_keepalive(&self) {
+        if let Some(task) = self.keepalive_task().take() {
+            task.abort();
+        }
     }
 
     async fn prepare(&self) -> Result<()> {
@@ -174,6 +274,7 @@ impl Sandbox {
         if self.disposed.swap(true, Ordering::SeqCst) {
             return Ok("already disposed".into());
         }
+        self.stop_keepalive();
         let id = &self.info.sandbox_id;
         match self.on_dispose {
             OnDispose::Kill => {

@@ -52,6 +52,16 @@ struct Args {
     /// link `/usr/local/bin/NAME` to it (`python=python3`: E2B's images have `python`).
     #[arg(long = "command-alias", value_name = "NAME=TARGET")]
     command_aliases: Vec<String>,
+    /// Behave as E2B's own envd of this version (`0.3.0`, `0.5.1`, ...): SendSignal takes
+    /// only SIGTERM/SIGKILL to the pid, no dsh extensions, and the version's refusals. For
+    /// testing clients against what E2B cloud sandboxes do.
+    #[arg(long, value_name = "VERSION", value_parser = parse_strict)]
+    e2b_strict: Option<crate::strict::StrictVersion>,
+}
+
+fn parse_strict(text: &str) -> Result<crate::strict::StrictVersion, String> {
+    crate::strict::StrictVersion::parse(text)
+        .ok_or_else(|| format!("expected a version MAJOR.MINOR.PATCH, got '{text}'"))
 }
 
 /// Runs the daemon with command-line `args` (the first is the program name), on its own
@@ -113,6 +123,7 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
         access_token: args.access_token.clone().filter(|t| !t.is_empty()),
         sandbox_id: args.sandbox_id.clone(),
         template_id: args.template_id.clone(),
+        strict: args.e2b_strict,
         ..EnvdConfig::default()
     };
     let envd = Arc::new(Envd::new(config));

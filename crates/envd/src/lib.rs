@@ -17,6 +17,7 @@ pub mod paths;
 pub mod process;
 pub mod rpc;
 pub mod state;
+pub mod strict;
 pub mod sudo;
 #[cfg(feature = "test-support")]
 pub mod testing;
@@ -37,6 +38,7 @@ pub fn router(envd: Arc<Envd>) -> Router {
         .merge(rpcs.layer(DefaultBodyLimit::max(max_body)))
         .merge(files::routes())
         .fallback(|uri: axum::http::Uri| async move { rpc::unknown_procedure(uri.path()) })
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&envd), strict::gate))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&envd), auth::require_access_token))
         .layer(axum::middleware::from_fn(http_api::cors))
         .with_state(envd)

@@ -28,6 +28,8 @@ pub struct EnvdConfig {
     pub door: Option<dsh_http::Limits>,
     /// How many processes, terminals and polling watchers envd keeps at once.
     pub caps: Caps,
+    /// E2B-strict mode: behave as E2B's envd of this version (see [`crate::strict`]).
+    pub strict: Option<crate::strict::StrictVersion>,
 }
 
 /// envd's own caps, each past which a request gets `resource_exhausted` (HTTP 429).
@@ -60,6 +62,7 @@ impl Default for EnvdConfig {
             max_message_bytes: dsh_proto::connect::DEFAULT_MAX_MESSAGE_BYTES,
             door: None,
             caps: Caps::default(),
+            strict: None,
         }
     }
 }

@@ -422,7 +422,13 @@ pub fn build_with_cgroup(
                 });
                 steps.push(dir(state.work(path), 0o700));
                 if path == Path::new("/etc") {
-                    steps.extend(account_files(&upper, &spec.id, false, root_owned, &spec.template));
+                    steps.extend(account_files(
+                        &upper,
+                        &spec.id,
+                        false,
+                        root_owned,
+                        &spec.template,
+                    ));
                     steps.extend(resolver_file(&upper, spec.net, root_owned));
                 }
                 let lower = match isolation {

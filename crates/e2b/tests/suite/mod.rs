@@ -1,4 +1,5 @@
 pub mod backend;
+mod cloud;
 mod envd_client;
 mod layers;
 mod lying_peer;

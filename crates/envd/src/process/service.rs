@@ -315,6 +315,24 @@ async fn send_signal(
     let selector = request
         .process
         .ok_or_else(|| ConnectError::invalid_argument("process selector is required"))?;
+    if let Some(version) = envd.config.strict {
+        // E2B's envd: SIGTERM and SIGKILL only, to the pid; `target` is a field it does
+        // not know, so it is ignored and nothing is answered about groups.
+        let signal = match Signal::try_from(request.signal) {
+            Ok(Signal::Sigterm) => libc::SIGTERM,
+            Ok(Signal::Sigkill) => libc::SIGKILL,
+            _ => {
+                return Err(ConnectError::unimplemented(format!(
+                    "invalid signal: {} (envd {version})",
+                    request.signal
+                )));
+            }
+        };
+        let process = envd.processes.running(&selector)?;
+        spawn::signal_process(process.pid, signal)
+            .map_err(|err| ConnectError::internal(format!("error sending signal: {err}")))?;
+        return Ok(SendSignalResponse { target_pgid: 0 });
+    }
     let target = SignalTarget::try_from(request.target).map_err(|_| {
         ConnectError::invalid_argument(format!("unknown signal target {}", request.target))
     })?;
