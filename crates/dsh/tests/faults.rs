@@ -299,7 +299,9 @@ async fn close_and_check(mcp: Arc<Mcp>, daemon: &Daemon, id: &str) -> Duration {
     let (status, took) = mcp.close().await;
     assert!(status.success(), "dsh mcp: {status}\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(processes_mentioning(id), Vec::<u32>::new());
+    let left: Vec<(u32, String)> =
+        processes_mentioning(id).into_iter().map(|pid| (pid, cmdline(pid).join(" "))).collect();
+    assert_eq!(left, [], "left behind by sandbox {id}\n{}", daemon.log());
     let listed = within("a list", Duration::from_secs(10), daemon.control().list()).await.unwrap();
     assert_eq!(listed, []);
     let dir = daemon.state.join(format!("sandboxes/{id}"));
@@ -393,7 +395,8 @@ async fn a_sandbox_killed_under_a_terminal_an_lsp_request_and_a_program_fails_ea
     eprintln!("the kill took {kill_took:?}");
 
     // Later calls: typed errors too, at once.
-    let gone = format!("sandbox {id} not found");
+    // E2B's 502 for a sandbox it no longer has, typed as gone (dsh_e2b::Error::SandboxGone).
+    let gone = format!("the sandbox is gone (killed, timed out or paused): sandbox {id} not found");
     let mut later = Vec::new();
     for (tool, arguments) in [
         ("bash", json!({"command": "true", "description": "after the kill"})),
@@ -408,7 +411,7 @@ async fn a_sandbox_killed_under_a_terminal_an_lsp_request_and_a_program_fails_ea
         later,
         [
             ("bash", unavailable(gone.clone())),
-            ("lsp", unavailable(format!("filesystem backend unavailable: http 502: {gone}"))),
+            ("lsp", unavailable(format!("filesystem backend unavailable: {gone}"))),
             (
                 "run_code",
                 unavailable(format!(
