@@ -435,7 +435,8 @@ fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
 
 impl Attached {
     /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
-    /// and stops pasta.
+    /// and stops pasta, waiting until it is gone: a kill that answered must leave no
+    /// process of the sandbox behind.
     pub fn detach(&mut self) {
         self.divert = None;
         if let Ok(pin) = std::ffi::CString::new(self.pin.as_os_str().as_encoded_bytes()) {
@@ -448,8 +449,7 @@ impl Attached {
             .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
             .filter(|pid| *pid > 1 && is_pasta(*pid))
         {
-            // SAFETY: plain kill(2) of the pasta the pid file names (checked above).
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            stop_pasta(pid);
         }
         let _ = std::fs::remove_file(&self.pid_file);
     }
@@ -518,6 +518,32 @@ fn bind(source: &str, target: &Path) -> std::io::Result<()> {
         )
     };
     if ret == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// How long pasta gets to exit after SIGTERM (it exits within a millisecond or two when
+/// the machine is idle), then after SIGKILL.
+const PASTA_EXIT_WAIT: Duration = Duration::from_secs(2);
+
+/// SIGTERM, then SIGKILL if it is still there after [`PASTA_EXIT_WAIT`]; returns once
+/// `pid` no longer runs pasta (gone, or a zombie its parent has yet to reap: its command
+/// line is empty) or the second wait ran out. pasta is not the daemon's child (it
+/// daemonizes), so there is nothing to wait(2) for: its command line is polled.
+fn stop_pasta(pid: libc::pid_t) {
+    for signal in [libc::SIGTERM, libc::SIGKILL] {
+        // SAFETY: plain kill(2) of a pid checked to be pasta just before.
+        unsafe { libc::kill(pid, signal) };
+        let deadline = std::time::Instant::now() + PASTA_EXIT_WAIT;
+        while is_pasta(pid) {
+            if std::time::Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if !is_pasta(pid) {
+            return;
+        }
+    }
+    tracing::warn!(pid, "pasta did not exit after SIGKILL");
 }
 
 fn is_pasta(pid: libc::pid_t) -> bool {
