@@ -90,7 +90,14 @@ fn language_server_bin(runtime_root: &std::path::Path) -> std::path::PathBuf {
 /// Language servers from the local sandbox daemon's layers: built on the host once per
 /// machine, mounted read-only into every sandbox of that daemon.
 #[derive(Debug)]
-struct DaemonServerCache(dsh_e2b::Layers);
+struct DaemonServerCache {
+    layers: dsh_e2b::Layers,
+    /// The control plane is a remote deployment (E2B cloud, a self-hosted E2B, or a
+    /// dsh-sandboxd behind TLS): the layer API is dsh's extension, which such a deployment
+    /// may lack or refuse in any way (404, 401, 405), so every failure there means "npm in
+    /// the sandbox" rather than an error.
+    remote: bool,
+}
 
 impl dsh_lsp::ServerCache for DaemonServerCache {
     fn provide<'a>(
@@ -99,7 +106,7 @@ impl dsh_lsp::ServerCache for DaemonServerCache {
         progress: Option<&'a dsh_core::Progress>,
     ) -> BoxFuture<'a, Result<Option<dsh_lsp::CachedServer>, String>> {
         Box::pin(async move {
-            match self.0.provide_npm(packages).await {
+            match self.layers.provide_npm(packages).await {
                 Ok(provided) => Ok(Some(dsh_lsp::CachedServer {
                     bin: provided.layer.bin,
                     cached: provided.cached,
@@ -118,6 +125,10 @@ impl dsh_lsp::ServerCache for DaemonServerCache {
                             "this machine's language-server cache cannot help ({why}); installing in the sandbox"
                         ));
                     }
+                    Ok(None)
+                }
+                Err(err) if self.remote => {
+                    tracing::debug!(error = %err, "no layer API at this deployment; npm in the sandbox");
                     Ok(None)
                 }
                 Err(err) => Err(format!(
@@ -140,8 +151,8 @@ impl Workbench {
     pub async fn open(config: &Config, daemon: &DaemonArgs) -> anyhow::Result<Self> {
         // Checked first: a bad server table must not cost a sandbox.
         configured_servers(config)?;
-        // The local daemon's layer API, when the sandbox comes from one (E2B cloud and the
-        // host backend have none).
+        // The sandbox daemon's layer API (the host backend has none; a remote deployment
+        // is asked too, and one without it falls back to npm in the sandbox).
         let (runtime, sandbox, embedded, backend_name, layers) = match config.backend.kind {
             BackendKind::Host => {
                 let cwd = match &config.backend.host_cwd {
@@ -173,10 +184,10 @@ impl Workbench {
                     (embedded.connection(), Some(embedded), "local sandbox (embedded dsh-sandboxd)")
                 };
                 let local = embedded.is_some() || connection.envd_url.is_some();
-                let layers = match dsh_e2b::http_client() {
-                    Ok(http) if local => Some(dsh_e2b::Layers::for_connection(http, &connection)),
-                    _ => None,
-                };
+                let layers = dsh_e2b::http_client().ok().map(|http| DaemonServerCache {
+                    layers: dsh_e2b::Layers::for_connection(http, &connection),
+                    remote: !local,
+                });
                 match dsh_e2b::open_runtime(&connection, &config.sandbox).await {
                     Ok((runtime, sandbox)) => {
                         (runtime, Some(sandbox), embedded, name.to_owned(), layers)
@@ -206,8 +217,8 @@ impl Workbench {
         lsp_config.provision = config.lsp.provision == crate::config::Provision::Auto;
         // Before installing in the sandbox, the local daemon is asked for the server: it
         // builds it once per machine and mounts it into every sandbox.
-        lsp_config.server_cache = layers
-            .map(|layers| Arc::new(DaemonServerCache(layers)) as Arc<dyn dsh_lsp::ServerCache>);
+        lsp_config.server_cache =
+            layers.map(|cache| Arc::new(cache) as Arc<dyn dsh_lsp::ServerCache>);
         for server in configured_servers(config)? {
             lsp_config.servers.retain(|s| s.name != server.name);
             lsp_config.servers.push(server);

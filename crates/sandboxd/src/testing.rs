@@ -32,11 +32,17 @@ pub fn sibling_binary(name: &str) -> std::io::Result<PathBuf> {
 
 impl TestDaemon {
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with(|_| {}).await
+    }
+
+    /// A daemon whose configuration `adjust` changes first (e.g. `envd_args`).
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> anyhow::Result<Self> {
         let state = tempfile::Builder::new().prefix("dsh-test-sandboxd-").tempdir()?;
         let mut config = Config::new(state.path().join("state"));
         config.listen = "127.0.0.1:0".parse()?;
         config.init_binary = Some(sibling_binary("dsh-sandbox-init")?);
         config.envd_binary = Some(sibling_binary("dsh-envd")?);
+        adjust(&mut config);
         let daemon = Daemon::start(config).await?;
         Ok(Self { daemon: Some(daemon), _state: state })
     }
