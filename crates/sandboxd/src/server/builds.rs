@@ -26,14 +26,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow};
+use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::described::Described;
 use super::envd_client::{self, Envd};
 use super::registry::{NetworkSettings, Phase, Record, Slot, now_ms, random_hex};
-use super::templates::{self, Build, BuiltTemplate, Startup, Tag};
+use super::templates::{self, Build, BuiltTemplate, Startup};
 use super::{Shared, fork, lifecycle};
 use crate::spec::Isolation;
 use crate::template::BASE;
@@ -662,21 +662,9 @@ async fn run(
 /// any more.
 async fn publish(shared: &Shared, build: &Build, tags: &[String]) -> anyhow::Result<()> {
     let _names = shared.names_lock.lock().await;
-    let index = templates::index(shared);
-    let mut all = index.all();
-    let template = all
-        .iter_mut()
-        .find(|t| t.template_id == build.template_id)
-        .ok_or_else(|| anyhow!("template {} was deleted during its build", build.template_id))?;
-    let now = now_ms();
-    for tag in tags {
-        template
-            .tags
-            .insert(tag.clone(), Tag { build_id: build.build_id.clone(), assigned_at_ms: now });
+    if !templates::index(shared).tag_build(&build.template_id, &build.build_id, tags)? {
+        bail!("template {} was deleted during its build", build.template_id);
     }
-    templates::touch(template);
-    index.save(&all)?;
-    index.remove_unreferenced_builds(&all);
     Ok(())
 }
 

@@ -304,18 +304,10 @@ async fn assign_tags(
     let (template, build) = index
         .resolve(&body.target)
         .ok_or_else(|| not_found(format!("template '{}' not found", body.target)))?;
-    let mut all = index.all();
-    let now = now_ms();
-    if let Some(entry) = all.iter_mut().find(|t| t.template_id == template.template_id) {
-        for tag in &tags {
-            entry
-                .tags
-                .insert(tag.clone(), Tag { build_id: build.build_id.clone(), assigned_at_ms: now });
-        }
-        templates::touch(entry);
-    }
-    index.save(&all).map_err(|e| ApiError::internal(&e))?;
-    index.remove_unreferenced_builds(&all);
+    // The template was just resolved under the same lock: it is there.
+    index
+        .tag_build(&template.template_id, &build.build_id, &tags)
+        .map_err(|e| ApiError::internal(&e))?;
     Ok((StatusCode::CREATED, axum::Json(json!({"buildID": build.build_id, "tags": tags})))
         .into_response())
 }

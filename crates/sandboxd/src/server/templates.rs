@@ -233,6 +233,31 @@ impl Index<'_> {
 
     /// Removes the builds no tag of any template points to (the caller holds the names
     /// lock).
+    /// Points `tags` of template `template_id` at `build_id`, saves the index and removes
+    /// the builds no tag points to any more (the caller holds `names_lock`). `false`, with
+    /// nothing changed, when the template is not there (deleted meanwhile).
+    pub fn tag_build(
+        &self,
+        template_id: &str,
+        build_id: &str,
+        tags: &[String],
+    ) -> anyhow::Result<bool> {
+        let mut all = self.all();
+        let Some(template) = all.iter_mut().find(|t| t.template_id == template_id) else {
+            return Ok(false);
+        };
+        let now = now_ms();
+        for tag in tags {
+            template
+                .tags
+                .insert(tag.clone(), Tag { build_id: build_id.to_owned(), assigned_at_ms: now });
+        }
+        touch(template);
+        self.save(&all)?;
+        self.remove_unreferenced_builds(&all);
+        Ok(true)
+    }
+
     pub fn remove_unreferenced_builds(&self, templates: &[BuiltTemplate]) {
         let store = builds_store(self.shared);
         for build in self.builds() {
