@@ -20,6 +20,29 @@ async fn open(edge: &Edge, daemon: &dsh_sandboxd::testing::TestDaemon) -> Sandbo
     Sandbox::open(http, &connection, &config).await.unwrap()
 }
 
+/// `sleep 30` started in the sandbox: a stream that stays open.
+async fn sleeping(envd: &dsh_e2b::EnvdClient) -> dsh_e2b::ProcessStream {
+    envd.start(dsh_e2b::StartOptions {
+        cmd: "/bin/sleep".into(),
+        args: vec!["30".into()],
+        ..dsh_e2b::StartOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// How `stream` ended (its events skipped), within 5 s of its last event.
+async fn end_of(
+    stream: &mut dsh_e2b::ProcessStream,
+) -> dsh_e2b::Result<Option<dsh_e2b::ProcessOutput>> {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap() {
+            Ok(Some(_)) => continue,
+            other => return other,
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_cloud_path_keeps_the_api_key_and_the_access_token_apart_over_h2() {
     let daemon = dsh_sandboxd::testing::TestDaemon::start().await.unwrap();
@@ -67,22 +90,10 @@ async fn a_killed_sandbox_is_a_typed_gone_within_a_second_through_the_edge() {
     let edge = Edge::start(DOMAIN, &daemon.url()).await.unwrap();
     let sandbox = open(&edge, &daemon).await;
     let envd = sandbox.backend().envd().clone();
-    let mut stream = envd
-        .start(dsh_e2b::StartOptions {
-            cmd: "/bin/sleep".into(),
-            args: vec!["30".into()],
-            ..dsh_e2b::StartOptions::default()
-        })
-        .await
-        .unwrap();
+    let mut stream = sleeping(&envd).await;
     assert!(sandbox.control().kill(sandbox.id()).await.unwrap());
     let started = std::time::Instant::now();
-    let ended = loop {
-        match tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap() {
-            Ok(Some(_)) => continue,
-            other => break other,
-        }
-    };
+    let ended = end_of(&mut stream).await;
     assert!(matches!(ended, Err(dsh_e2b::Error::SandboxGone(_))), "{ended:?}");
     let err = envd.stat("/tmp", None).await.unwrap_err();
     assert!(err.is_sandbox_gone(), "{err}");
@@ -96,22 +107,10 @@ async fn after_goaway_and_reset_streams_the_client_goes_on_on_a_new_connection()
     let edge = Edge::start(DOMAIN, &daemon.url()).await.unwrap();
     let sandbox = open(&edge, &daemon).await;
     let envd = sandbox.backend().envd().clone();
-    let mut stream = envd
-        .start(dsh_e2b::StartOptions {
-            cmd: "/bin/sleep".into(),
-            args: vec!["30".into()],
-            ..dsh_e2b::StartOptions::default()
-        })
-        .await
-        .unwrap();
+    let mut stream = sleeping(&envd).await;
     edge.reset_connections();
     // The open stream is cut; the sandbox lives, so it is a transport error, not "gone".
-    let cut = loop {
-        match tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap() {
-            Ok(Some(_)) => continue,
-            other => break other,
-        }
-    };
+    let cut = end_of(&mut stream).await;
     assert!(matches!(cut, Err(dsh_e2b::Error::Transport(_))), "{cut:?}");
     assert_eq!(sandbox.backend().run_helper(&["echo", "again"]).await.unwrap(), "again\n");
     sandbox.dispose().await.unwrap();
