@@ -29,6 +29,10 @@ pub struct Template {
     /// root (`read_only_paths` are then paths inside it, each shown at the same place).
     #[serde(default)]
     pub rootfs: Option<PathBuf>,
+    /// What every process in the sandbox gets (below the create's `envVars`): an
+    /// image's `ENV`. Not the payload's: envd keeps [`Template::env`].
+    #[serde(default)]
+    pub process_env: BTreeMap<String, String>,
 }
 
 impl Template {
@@ -61,6 +65,7 @@ impl Template {
             env,
             workdir: PathBuf::from(crate::users::USER_HOME),
             rootfs: None,
+            process_env: BTreeMap::new(),
         }
     }
 }

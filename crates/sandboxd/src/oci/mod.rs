@@ -105,6 +105,45 @@ pub struct PulledImage {
     pub cached: bool,
 }
 
+/// How a template made from an image is named: `image:sha256:<hex>` (the manifest's
+/// digest), the `templateID` of the sandboxes that run on it.
+pub const TEMPLATE_PREFIX: &str = "image:";
+
+/// What a sandbox makes itself and an image's root may not show (its own `/tmp`, `/proc`,
+/// the persistent `/home`, `/root` and `/var`, ...): [`crate::spec::RESERVED_PATHS`].
+fn shown_from_image(name: &str) -> bool {
+    let inside = format!("/{name}");
+    !crate::spec::RESERVED_PATHS.contains(&inside.as_str()) && !name.starts_with('.')
+}
+
+impl PulledImage {
+    /// The template of a sandbox running on this image: every top-level directory and
+    /// symlink of its root (each shown read-only under the sandbox's writable root, as
+    /// `base` shows the host's), but what the sandbox makes itself; the image's `Env` in
+    /// every process's environment. The working directory stays `/home/user` and the user
+    /// `user`, as on E2B, whatever the image's `WORKDIR` and `USER` say (a build's
+    /// `set_workdir` and `set_user` set them).
+    pub fn template(&self) -> crate::template::Template {
+        let mut read_only_paths: Vec<PathBuf> = std::fs::read_dir(&self.rootfs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink())
+                    && entry.file_name().to_str().is_some_and(shown_from_image)
+            })
+            .map(|entry| Path::new("/").join(entry.file_name()))
+            .collect();
+        read_only_paths.sort();
+        let mut template = crate::template::Template::base();
+        template.name = format!("{TEMPLATE_PREFIX}{}", self.digest);
+        template.read_only_paths = read_only_paths;
+        template.process_env = self.config.env.iter().cloned().collect();
+        template.rootfs = Some(self.rootfs.clone());
+        template
+    }
+}
+
 /// What of the image's config a sandbox runs with.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageConfig {
@@ -145,6 +184,27 @@ pub struct ImageStore {
     client: Result<reqwest::Client, ImageError>,
     /// One pull per manifest digest at a time: the second waits and finds it unpacked.
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Images in use by something not recorded yet (a build running on one), by digest:
+    /// [`ImageStore::remove_unused`] keeps them.
+    pins: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// An image kept from [`ImageStore::remove_unused`] while this lives.
+pub struct ImagePin {
+    pins: Arc<Mutex<HashMap<String, usize>>>,
+    digest: String,
+}
+
+impl Drop for ImagePin {
+    fn drop(&mut self) {
+        let mut pins = self.pins.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = pins.get_mut(&self.digest) {
+            *count -= 1;
+            if *count == 0 {
+                pins.remove(&self.digest);
+            }
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -164,7 +224,53 @@ impl ImageStore {
     pub fn new(root: PathBuf, options: PullOptions) -> ImageStore {
         let _ = std::fs::remove_dir_all(root.join("tmp"));
         let client = registry::client(&options);
-        ImageStore { root, options, client, locks: Mutex::new(HashMap::new()) }
+        ImageStore {
+            root,
+            options,
+            client,
+            locks: Mutex::new(HashMap::new()),
+            pins: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// Keeps the image `digest` from [`ImageStore::remove_unused`] until the pin drops.
+    pub fn pin(&self, digest: &str) -> ImagePin {
+        let mut pins = self.pins.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *pins.entry(digest.to_owned()).or_default() += 1;
+        ImagePin { pins: Arc::clone(&self.pins), digest: digest.to_owned() }
+    }
+
+    /// Removes every pulled image whose manifest digest is neither in `in_use` nor
+    /// pinned, and the index entries that named one; returns the digests removed.
+    pub fn remove_unused(&self, in_use: &std::collections::HashSet<String>) -> Vec<String> {
+        let pinned: Vec<String> = {
+            let pins = self.pins.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            pins.keys().cloned().collect()
+        };
+        let mut removed = Vec::new();
+        for entry in std::fs::read_dir(&self.root).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(hex) = name.strip_prefix("sha256-") else { continue };
+            let digest = format!("sha256:{hex}");
+            if !reference::is_sha256_digest(&digest)
+                || in_use.contains(&digest)
+                || pinned.contains(&digest)
+            {
+                continue;
+            }
+            match std::fs::remove_dir_all(entry.path()) {
+                Ok(()) => removed.push(digest),
+                Err(e) => tracing::warn!(%digest, error = %e, "removing an unused image"),
+            }
+        }
+        let index = self.root.join("index");
+        for entry in std::fs::read_dir(&index).into_iter().flatten().flatten() {
+            let names = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            if removed.iter().any(|digest| digest == names.trim()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        removed
     }
 
     pub fn root(&self) -> &Path {
@@ -367,7 +473,9 @@ impl ImageStore {
     }
 
     /// The image for a manifest digest, or for an index digest already resolved here.
-    fn cached(&self, digest: &str) -> Result<Option<PulledImage>, ImageError> {
+    /// The image pulled here under `digest` (of its manifest, or of an index pulled by
+    /// digest), without asking any registry; `None` when it is not here.
+    pub fn cached(&self, digest: &str) -> Result<Option<PulledImage>, ImageError> {
         let manifest =
             match std::fs::read_to_string(self.root.join("index").join(file_name(digest))) {
                 Ok(manifest) if reference::is_sha256_digest(manifest.trim()) => {

@@ -335,6 +335,7 @@ fn template_extras_files_nesting_and_memory_limit() {
         env: Default::default(),
         workdir: "/home/user".into(),
         rootfs: None,
+        process_env: Default::default(),
     };
     spec.limits = Limits {
         max_processes: None,

@@ -184,7 +184,7 @@ pub fn check_body(
     let checked = match route {
         "POST /sandboxes" | "POST /v2/sandboxes" => {
             let body: CreateBody = parse_body(content_type, body).map_err(into_pair)?;
-            new_record(&crate::template::Templates::builtin(), body).map(drop)
+            new_record(&crate::template::Templates::builtin(), None, body).map(drop)
         }
         "POST /sandboxes/{id}/connect" | "POST /sandboxes/{id}/resume" => {
             parse_body::<TimeoutBody>(content_type, body)
@@ -496,10 +496,11 @@ pub(super) fn check_limits(cpu_count: Option<u64>, memory_mb: Option<u64>) -> Ap
 /// The record a create request asks for, every field checked, and its timeout.
 fn new_record(
     templates: &crate::template::Templates,
+    images: Option<&crate::oci::ImageStore>,
     body: CreateBody,
 ) -> ApiResult<(Record, u64)> {
     let template_id = body.template_id.unwrap_or_else(|| "base".to_owned());
-    if templates.get(&template_id).is_err() {
+    if super::find_template(templates, images, &template_id).is_err() {
         let known: Vec<&str> = templates.names().collect();
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -549,7 +550,8 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         body.cpu_count = body.cpu_count.or(build.cpu_count);
         body.memory_mb = body.memory_mb.or(build.memory_mb);
         let mounts = body.volume_mounts.take().unwrap_or_default();
-        let (mut record, timeout) = new_record(&shared.config.templates, body)?;
+        let (mut record, timeout) =
+            new_record(&shared.config.templates, Some(&shared.images), body)?;
         record.volume_mounts = volume_mounts(&shared, mounts, &template_paths(&shared, &record))?;
         record.alias = Some(template.name.clone());
         record.startup = Some(build.startup.clone());
@@ -574,7 +576,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         body.env_vars = Some(env_vars);
     }
     let mounts = body.volume_mounts.take().unwrap_or_default();
-    let (mut record, timeout) = new_record(&shared.config.templates, body)?;
+    let (mut record, timeout) = new_record(&shared.config.templates, Some(&shared.images), body)?;
     let template_paths = template_paths(&shared, &record);
     record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
     if let Some(snapshot) = snapshot {
@@ -624,12 +626,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
 
 /// What the record's template shows from the host (volume paths may not be there).
 fn template_paths(shared: &Shared, record: &Record) -> Vec<std::path::PathBuf> {
-    shared
-        .config
-        .templates
-        .get(&record.template_id)
-        .map(|t| t.read_only_paths.clone())
-        .unwrap_or_default()
+    shared.template(&record.template_id).map(|t| t.read_only_paths).unwrap_or_default()
 }
 
 /// A sandbox whose files start as a copy of `files` (a snapshot's, a built template's),

@@ -293,6 +293,8 @@ pub enum Origin {
     Build(Build),
     /// The files of a snapshot (`fromTemplate` naming a snapshot).
     Snapshot(super::snapshots::Snapshot),
+    /// An OCI or Docker image (`fromImage`), pulled when the build starts.
+    Image { reference: String, pulled: Option<crate::oci::PulledImage> },
 }
 
 impl Origin {
@@ -302,6 +304,11 @@ impl Origin {
             Origin::Builtin(name) => format!("template:{name}"),
             Origin::Build(build) => format!("build:{}", build.build_id),
             Origin::Snapshot(snapshot) => format!("snapshot:{}", snapshot.key),
+            // A tag moves: the cache follows the digest it pointed to at the build.
+            Origin::Image { reference, pulled } => match pulled {
+                Some(image) => format!("image:{}", image.digest),
+                None => format!("image-reference:{reference}"),
+            },
         }
     }
 
@@ -310,6 +317,10 @@ impl Origin {
             Origin::Builtin(name) => name.clone(),
             Origin::Build(build) => build.base.clone(),
             Origin::Snapshot(snapshot) => snapshot.template_id.clone(),
+            Origin::Image { reference, pulled } => match pulled {
+                Some(image) => format!("{}{}", crate::oci::TEMPLATE_PREFIX, image.digest),
+                None => reference.clone(),
+            },
         }
     }
 
@@ -320,6 +331,24 @@ impl Origin {
                 format!("FROM template {} (build {})", build.template_id, build.build_id)
             }
             Origin::Snapshot(snapshot) => format!("FROM snapshot {}", snapshot.snapshot_id),
+            Origin::Image { reference, pulled } => match pulled {
+                Some(image) => format!("FROM {reference} ({})", image.digest),
+                None => format!("FROM {reference}"),
+            },
+        }
+    }
+
+    /// Pulls the image of an `Image` origin (once per digest on this machine); the pull's
+    /// progress goes to `log`. Other origins are ready as they are.
+    async fn pull(
+        self,
+        images: &crate::oci::ImageStore,
+        log: &mut (dyn FnMut(String) + Send),
+    ) -> Result<Origin, String> {
+        let Origin::Image { reference, pulled: None } = self else { return Ok(self) };
+        match images.pull(&reference, None, log).await {
+            Ok(image) => Ok(Origin::Image { reference, pulled: Some(image) }),
+            Err(e) => Err(format!("pulling {reference}: {e}")),
         }
     }
 }
@@ -348,11 +377,8 @@ pub fn origin(shared: &Shared, definition: &Definition) -> Result<Origin, String
             if repository == E2B_BASE_IMAGE {
                 return Ok(Origin::Builtin(BASE.to_owned()));
             }
-            Err(format!(
-                "fromImage '{image}': this daemon builds from E2B's base image ({E2B_BASE_IMAGE}, \
-                 its own 'base' template) and from templates (fromTemplate); other images are \
-                 not supported"
-            ))
+            crate::oci::Reference::parse(image).map_err(|e| format!("fromImage '{image}': {e}"))?;
+            Ok(Origin::Image { reference: image.clone(), pulled: None })
         }
         (None, None) => Ok(Origin::Builtin(BASE.to_owned())),
     }
@@ -379,8 +405,20 @@ pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
     cache(shared).list(|e: &CacheEntry| &e.key).into_iter().filter_map(|e| e.isolation).collect()
 }
 
-/// Removes cache entries and uploaded files no template of `templates` uses.
+/// Removes cache entries and uploaded files no template of `templates` uses, and pulled
+/// images no build, sandbox or snapshot runs on.
 pub fn collect_garbage(shared: &Shared, templates: &[BuiltTemplate], files_in_use: &[String]) {
+    let image_of = |template_id: &str| {
+        template_id.strip_prefix(crate::oci::TEMPLATE_PREFIX).map(str::to_owned)
+    };
+    let mut images_in_use: std::collections::HashSet<String> =
+        templates::index(shared).builds().iter().filter_map(|b| image_of(&b.base)).collect();
+    images_in_use.extend(shared.slots().iter().filter_map(|s| image_of(&s.record().template_id)));
+    images_in_use
+        .extend(super::snapshots::list(shared).iter().filter_map(|s| image_of(&s.template_id)));
+    for digest in shared.images.remove_unused(&images_in_use) {
+        tracing::info!(%digest, "removed a pulled image nothing uses any more");
+    }
     let store = cache(shared);
     for entry in store.list(|e: &CacheEntry| &e.key) {
         if !entry.template_ids.iter().any(|id| templates.iter().any(|t| t.template_id == *id))
@@ -530,6 +568,16 @@ async fn run(
         (p.template_id.clone(), p.cpu_count, p.memory_mb)
     };
     let origin = origin(shared, definition).map_err(|m| Failure::at(BASE_STEP, m))?;
+    let origin = origin
+        .pull(&shared.images, &mut |line| log("info", Some(BASE_STEP), line))
+        .await
+        .map_err(|m| Failure::at(BASE_STEP, m))?;
+    // Until the build is recorded as the image's user, a template deleted meanwhile must
+    // not take the image with it.
+    let _pin = match &origin {
+        Origin::Image { pulled: Some(image), .. } => Some(shared.images.pin(&image.digest)),
+        _ => None,
+    };
     let bodies = definition.steps.clone().unwrap_or_default();
     let keys = step_keys(&origin, steps, &bodies);
     let total = steps.len();
@@ -565,7 +613,7 @@ async fn run(
             let entry = &entries[&keys[i]];
             (Some(store.dir(&entry.key)), entry.isolation)
         }
-        (None, Origin::Builtin(_)) => (None, None),
+        (None, Origin::Builtin(_) | Origin::Image { .. }) => (None, None),
         (None, Origin::Build(build)) => {
             (Some(templates::index(shared).files(&build.build_id)), build.isolation)
         }

@@ -61,7 +61,7 @@ pub const COMMAND_ALIASES: [&str; 4] =
 /// whole life) and its limits.
 pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec> {
     let id = &record.sandbox_id;
-    let template = shared.config.templates.get(&record.template_id)?.clone();
+    let template = shared.template(&record.template_id)?;
     let mut spec = SandboxSpec::new(id, shared.store.sandbox_dir(id), template);
     spec.net = shared.config.net;
     spec.layers = shared.layers.view();
@@ -400,8 +400,11 @@ async fn init(
 ) -> anyhow::Result<()> {
     let record = slot.record();
     let spec = spec_for(shared, &record)?;
+    // The template's (an image's ENV), then the create's over them.
+    let mut env_vars = spec.template.process_env.clone();
+    env_vars.extend(record.env_vars.clone());
     let body = serde_json::json!({
-        "envVars": record.env_vars,
+        "envVars": env_vars,
         "accessToken": record.envd_access_token,
         "defaultUser": default_user(&record),
         "defaultWorkdir": default_workdir(&record, &spec),

@@ -52,6 +52,8 @@ use registry::{Phase, Slot, Store};
 
 /// The envd version the control plane reports (dsh-envd speaks envd 0.6.13).
 pub const ENVD_VERSION: &str = "0.6.13";
+/// Where images pulled for template builds are kept, under the state directory.
+const IMAGES_DIR: &str = "images";
 /// Environment variable naming the dsh-envd binary.
 pub const ENVD_BINARY_ENV: &str = "DSH_ENVD_BIN";
 pub const ENVD_BINARY_NAME: &str = "dsh-envd";
@@ -179,9 +181,32 @@ pub(crate) struct Shared {
     names_lock: tokio::sync::Mutex<()>,
     /// Template builds asked for since the start.
     builds: builds::Builds,
+    /// Images pulled for builds `fromImage` (`<state>/images`).
+    images: crate::oci::ImageStore,
+}
+
+/// A template by name: the configured ones (`base`), then, when `images` is given, an
+/// image pulled here (`image:sha256:<hex>`, what sandboxes of a template built
+/// `fromImage` run on).
+pub(crate) fn find_template(
+    templates: &Templates,
+    images: Option<&crate::oci::ImageStore>,
+    name: &str,
+) -> crate::error::Result<crate::template::Template> {
+    if let (Some(images), Some(digest)) = (images, name.strip_prefix(crate::oci::TEMPLATE_PREFIX))
+        && let Ok(Some(image)) = images.cached(digest)
+    {
+        return Ok(image.template());
+    }
+    templates.get(name).cloned()
 }
 
 impl Shared {
+    /// The template `name` (see [`find_template`]).
+    pub(crate) fn template(&self, name: &str) -> crate::error::Result<crate::template::Template> {
+        find_template(&self.config.templates, Some(&self.images), name)
+    }
+
     pub(crate) fn stopping(&self) -> bool {
         self.stopping.load(std::sync::atomic::Ordering::SeqCst)
     }
@@ -418,6 +443,10 @@ impl Daemon {
             stopping: std::sync::atomic::AtomicBool::new(false),
             names_lock: tokio::sync::Mutex::new(()),
             builds: builds::Builds::default(),
+            images: crate::oci::ImageStore::new(
+                state_dir.join(IMAGES_DIR),
+                crate::oci::PullOptions::default(),
+            ),
         });
 
         let recovered = {

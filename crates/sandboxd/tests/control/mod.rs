@@ -3,6 +3,7 @@ mod disk;
 mod doors;
 mod fork;
 mod harness;
+mod images;
 mod layers;
 mod lifecycle;
 mod metrics;

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use super::harness::{Client, Harness};
 
 /// Requests a build of `name`: (templateID, buildID), after checking the answer's shape.
-async fn request_build(c: &Client, name: &str) -> (String, String) {
+pub(super) async fn request_build(c: &Client, name: &str) -> (String, String) {
     let reply = c
         .call(
             Method::POST,
@@ -32,7 +32,11 @@ async fn request_build(c: &Client, name: &str) -> (String, String) {
 
 /// Polls a build's status until it is ready or failed (at most `timeout`): the last
 /// status answer and every log message, in order.
-async fn wait_for_build(c: &Client, template: &str, build: &str) -> (Value, Vec<String>) {
+pub(super) async fn wait_for_build(
+    c: &Client,
+    template: &str,
+    build: &str,
+) -> (Value, Vec<String>) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(180);
     let mut messages = Vec::new();
     loop {
