@@ -22,6 +22,9 @@ use crate::output::{Printer, table};
 pub enum TemplateCommand {
     /// Build a template from a Dockerfile-like file (FROM, RUN, COPY, ENV, WORKDIR,
     /// USER, CMD; `# ready: <command>` for the ready check); logs stream to stderr.
+    /// `FROM` names a template or snapshot of the daemon (`base`, `name:tag`), or an
+    /// image of a registry when it has a `/` or `@` (`library/ubuntu:22.04`,
+    /// `127.0.0.1:5000/team/app:1`, `img@sha256:…`), pulled by the daemon.
     Build {
         /// Its name: `name` or `name:tag`.
         name: String,
@@ -145,6 +148,12 @@ pub fn parse(text: &str) -> anyhow::Result<Parsed> {
         bail!("the last line ends with '\\' and nothing follows");
     }
     Ok(parsed)
+}
+
+/// Whether `FROM` names a registry's image rather than one of the daemon's templates or
+/// snapshots (whose names have neither `/` nor `@`).
+fn is_image(from: &str) -> bool {
+    from.contains('/') || from.contains('@')
 }
 
 fn instruction(parsed: &mut Parsed, line: &str) -> anyhow::Result<()> {
@@ -321,7 +330,7 @@ impl Build<'_> {
             steps.push(BuildStep { kind: kind.to_owned(), args, force: false, files_hash });
         }
         let from = parsed.from.unwrap_or_else(|| "base".to_owned());
-        let image = from == "e2bdev/base" || from.starts_with("e2bdev/base:");
+        let image = is_image(&from);
         let definition = BuildDefinition {
             from_template: (!image).then(|| from.clone()),
             from_image: image.then(|| from.clone()),
@@ -391,6 +400,32 @@ fn progress(started: Instant, line: String) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn from_names_an_image_when_it_has_a_slash_or_a_digest() {
+        let kinds: Vec<(&str, bool)> = [
+            "base",
+            "webapp:v2",
+            "e2bdev/base",
+            "library/ubuntu:22.04",
+            "127.0.0.1:5000/team/app:1",
+            "img@sha256:0123",
+        ]
+        .into_iter()
+        .map(|from| (from, is_image(from)))
+        .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("base", false),
+                ("webapp:v2", false),
+                ("e2bdev/base", true),
+                ("library/ubuntu:22.04", true),
+                ("127.0.0.1:5000/team/app:1", true),
+                ("img@sha256:0123", true),
+            ]
+        );
+    }
 
     #[test]
     fn a_template_file_parses_into_steps() {
