@@ -335,3 +335,78 @@ async fn daemon_killed_mid_resume_leaves_the_sandbox_paused_with_its_files() {
     assert_paused_with_its_file(&client, &scene.state, &sandbox).await;
     within("the shutdown", Duration::from_secs(30), daemon.shutdown()).await.unwrap();
 }
+
+/// The marker a sandbox's files carry to have [`envd_that_holds_marked_sandboxes`] hold
+/// its start.
+const HOLD_MARKER: &str = "/home/user/.dsh-fault-hold-envd";
+
+/// A stand-in for dsh-envd (a **fake**, in front of the real one): in a sandbox whose
+/// files carry [`HOLD_MARKER`] it never listens (the daemon's start waits for its
+/// health), anywhere else it is the real envd. So a fork of a marked parent is held in
+/// its start, after its record and files were made, while the parent runs the real
+/// envd. The real envd is put beside the daemon's shared copy, which every sandbox sees
+/// at `/.dsh/bin`. Returns the fake's path.
+fn envd_that_holds_marked_sandboxes(scene: &Scene) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let program = scene.state.join("program");
+    std::fs::create_dir_all(&program).unwrap();
+    std::fs::copy(envd_binary(), program.join("dsh-envd-real")).unwrap();
+    let path = scene.dir().join("fake-envd-holds-marked");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nif [ -e {HOLD_MARKER} ]; then exec sleep {FAKE_ENVD_SLEEP}; fi\nexec /.dsh/bin/dsh-envd-real \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The daemon SIGKILLed while a fork waits for its envd (its record says `creating`, its
+/// files are made): after a restart the fork is gone without a trace and the parent is
+/// paused with its files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn daemon_killed_mid_fork_leaves_no_fork_and_the_parent_with_its_files() {
+    let scene = Scene::new("dsh-fault-fork-");
+    let fake = envd_that_holds_marked_sandboxes(&scene);
+    let mut daemon = DaemonChild::spawn(&scene.state, &fake, &["--envd-start-timeout", "60"]).await;
+    let (parent, parent_id, parent_init) = sandbox_with_a_file(&daemon.client, &scene.state).await;
+    within(
+        "the marker",
+        Duration::from_secs(10),
+        daemon.client.write_file(&parent, HOLD_MARKER, "hold a fork's envd"),
+    )
+    .await;
+    let path = format!("/sandboxes/{parent_id}/fork");
+    let url = format!("{}{path}", daemon.client.base);
+    let request = in_flight(&daemon.client, Method::POST, &path, Some(json!({})));
+
+    // Mid-fork: a second record, `creating`, whose init runs the held envd.
+    let (fork_id, fork_init) = poll("the fork to wait for envd", Duration::from_secs(20), || {
+        let id = record_ids(&scene.state).into_iter().find(|id| *id != parent_id)?;
+        let init = std::fs::read_to_string(scene.state.join(format!("sandboxes/{id}/init.pid")))
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse::<u32>()
+            .ok()?;
+        runs_the_fake_envd(init).then_some((id, init))
+    });
+    assert_eq!(record(&scene.state, &fork_id).unwrap()["phase"], "creating");
+    let killed = daemon.sigkill();
+    let answered = assert_no_answer(request, killed, &url).await;
+    wait_init_gone(fork_init);
+    wait_init_gone(parent_init);
+
+    let (daemon, client) = scene.restart().await;
+    let reply = client.call(Method::GET, &format!("/sandboxes/{fork_id}"), None).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_no_leftovers(&scene.state, &fork_id, fork_init);
+    assert!(!scene.state.join(format!("netns/{fork_id}")).exists());
+    // The parent resumes (on the real envd: the restarted daemon has no fake) with its
+    // file.
+    assert_paused_with_its_file(&client, &scene.state, &parent).await;
+    within("the shutdown", Duration::from_secs(30), daemon.shutdown()).await.unwrap();
+    eprintln!("mid-fork: the client saw the connection close {answered:?} after the kill");
+}
