@@ -177,6 +177,9 @@ enum SandboxCommand {
     Volumes,
     /// Delete a volume (by name or id) that no sandbox mounts.
     DeleteVolume { volume: String },
+    /// Remove now what nothing uses any more: step cache entries, uploads and pulled
+    /// images (the daemon also does it at start and when a template is deleted).
+    Gc,
     /// List running and paused sandboxes.
     List,
     /// Kill a sandbox (its processes, files and directory go).
@@ -638,6 +641,20 @@ async fn sandbox_command(
                 let rows: Vec<Vec<String>> =
                     volumes.iter().map(|v| vec![v.volume_id.clone(), v.name.clone()]).collect();
                 table(&["VOLUME", "NAME"], &rows)
+            });
+        }
+        SandboxCommand::Gc => {
+            let collected = control()?.collect_garbage().await?;
+            printer.print(&collected, || {
+                let mut lines = Vec::new();
+                for (what, items) in [
+                    ("image", &collected.images),
+                    ("build cache entry", &collected.cache_entries),
+                    ("upload", &collected.uploads),
+                ] {
+                    lines.extend(items.iter().map(|item| format!("removed {what} {item}")));
+                }
+                if lines.is_empty() { "nothing to collect".to_owned() } else { lines.join("\n") }
             });
         }
         SandboxCommand::DeleteVolume { volume } => {

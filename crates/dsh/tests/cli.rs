@@ -417,4 +417,10 @@ fn template_build_list_and_delete_against_a_served_daemon() {
         (gone.status.code(), text(&gone.stderr)),
         (Some(1), "dsh: template cli-web does not exist (see `dsh template list`)\n".to_owned())
     );
+    // The deletion collected its cache entries and uploads: `gc` finds nothing left.
+    assert_eq!(served.ok(&["sandbox", "gc"]), "nothing to collect\n");
+    assert_eq!(
+        json(&served.ok(&["sandbox", "gc", "--json"])),
+        serde_json::json!({"cacheEntries": [], "uploads": [], "images": []})
+    );
 }

@@ -51,6 +51,18 @@ pub struct VolumeInfo {
     pub name: String,
 }
 
+/// What a local daemon's garbage collection removed (`POST /gc`, dsh's own).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Collected {
+    /// Step cache entries of template builds (their keys).
+    pub cache_entries: Vec<String>,
+    /// Uploaded `COPY` archives (their files hashes).
+    pub uploads: Vec<String>,
+    /// Images pulled for builds `fromImage` (their manifest digests).
+    pub images: Vec<String>,
+}
+
 impl NewSandbox {
     pub fn from_template(template_id: impl Into<String>) -> Self {
         Self {
@@ -388,6 +400,13 @@ impl ControlPlane {
 
     pub async fn list_volumes(&self) -> Result<Vec<VolumeInfo>> {
         let (status, body) = self.send(self.request(reqwest::Method::GET, "/volumes")).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Asks a local dsh-sandboxd to remove now what nothing uses any more (it does so by
+    /// itself at start and when a template is deleted). E2B has no such call: a 404.
+    pub async fn collect_garbage(&self) -> Result<Collected> {
+        let (status, body) = self.send(self.request(reqwest::Method::POST, "/gc")).await?;
         Self::parse(status, &body)
     }
 

@@ -18,7 +18,7 @@ pub mod templates;
 
 pub use backend::SandboxBackend;
 pub use config::{OnDispose, OnTimeout, SandboxConfig};
-pub use control::{ControlPlane, NewSandbox, SandboxDetail, SandboxInfo, SandboxMetric};
+pub use control::{Collected, ControlPlane, NewSandbox, SandboxDetail, SandboxInfo, SandboxMetric};
 pub use envd::{
     EnvdClient, EnvdTarget, EnvdVersion, ExitInfo, ProcessOutput, ProcessStream, StartOptions,
 };

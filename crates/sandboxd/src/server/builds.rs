@@ -405,9 +405,26 @@ pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
     cache(shared).list(|e: &CacheEntry| &e.key).into_iter().filter_map(|e| e.isolation).collect()
 }
 
+/// What a garbage collection removed.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Collected {
+    /// Step cache entries (their keys).
+    pub cache_entries: Vec<String>,
+    /// Uploaded `COPY` archives (their files hashes).
+    pub uploads: Vec<String>,
+    /// Pulled images (their manifest digests).
+    pub images: Vec<String>,
+}
+
 /// Removes cache entries and uploaded files no template of `templates` uses, and pulled
 /// images no build, sandbox or snapshot runs on.
-pub fn collect_garbage(shared: &Shared, templates: &[BuiltTemplate], files_in_use: &[String]) {
+pub fn collect_garbage(
+    shared: &Shared,
+    templates: &[BuiltTemplate],
+    files_in_use: &[String],
+) -> Collected {
+    let mut collected = Collected::default();
     let image_of = |template_id: &str| {
         template_id.strip_prefix(crate::oci::TEMPLATE_PREFIX).map(str::to_owned)
     };
@@ -416,26 +433,32 @@ pub fn collect_garbage(shared: &Shared, templates: &[BuiltTemplate], files_in_us
     images_in_use.extend(shared.slots().iter().filter_map(|s| image_of(&s.record().template_id)));
     images_in_use
         .extend(super::snapshots::list(shared).iter().filter_map(|s| image_of(&s.template_id)));
-    for digest in shared.images.remove_unused(&images_in_use) {
+    collected.images = shared.images.remove_unused(&images_in_use);
+    for digest in &collected.images {
         tracing::info!(%digest, "removed a pulled image nothing uses any more");
     }
     let store = cache(shared);
     for entry in store.list(|e: &CacheEntry| &e.key) {
-        if !entry.template_ids.iter().any(|id| templates.iter().any(|t| t.template_id == *id))
-            && let Err(e) = store.remove(&entry.key)
-        {
-            tracing::warn!(key = %entry.key, error = format!("{e:#}"), "removing a build cache entry");
+        if entry.template_ids.iter().any(|id| templates.iter().any(|t| t.template_id == *id)) {
+            continue;
+        }
+        match store.remove(&entry.key) {
+            Ok(()) => collected.cache_entries.push(entry.key),
+            Err(e) => {
+                tracing::warn!(key = %entry.key, error = format!("{e:#}"), "removing a build cache entry");
+            }
         }
     }
     let dir = shared.config.state_dir.join(FILES_DIR);
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !files_in_use.contains(&name) {
-                let _ = std::fs::remove_file(entry.path());
+            if !files_in_use.contains(&name) && std::fs::remove_file(entry.path()).is_ok() {
+                collected.uploads.push(name);
             }
         }
     }
+    collected
 }
 
 /// At start: half-made cache entries and uploads go.

@@ -32,6 +32,24 @@ pub(crate) fn router() -> Router<Arc<Shared>> {
         .route("/templates/{id}/builds/{build}/status", get(build_status))
         .route("/templates/tags", post(assign_tags).delete(remove_tags))
         .route("/templates/{id}/tags", get(list_tags))
+        .route("/gc", post(collect_garbage))
+}
+
+/// Runs [`templates::collect`] off the async threads.
+async fn collect(shared: &Arc<Shared>) -> ApiResult<builds::Collected> {
+    let owner = shared.clone();
+    tokio::task::spawn_blocking(move || templates::collect(&owner))
+        .await
+        .map_err(|e| ApiError::internal(&anyhow::anyhow!("the cleanup task panicked: {e}")))
+}
+
+/// `POST /gc` (dsh's own): collects now what nothing uses any more (the daemon does it
+/// by itself at start and when a template is deleted; a sandbox killed after its
+/// template was deleted leaves its image until then) and says what went.
+async fn collect_garbage(State(shared): S) -> ApiResult<Response> {
+    let _names = shared.names_lock.lock().await;
+    let collected = collect(&shared).await?;
+    Ok(axum::Json(collected).into_response())
 }
 
 /// The upload route: the SDK puts the archive to the link it was given without the API
@@ -421,15 +439,7 @@ pub(crate) async fn delete(shared: &Arc<Shared>, reference: &str) -> ApiResult<b
         };
         let removed = all.remove(at);
         index.save(&all).map_err(|e| ApiError::internal(&e))?;
-        let owner = shared.clone();
-        tokio::task::spawn_blocking(move || {
-            let index = templates::index(&owner);
-            index.remove_unreferenced_builds(&all);
-            let files: Vec<String> = all.iter().flat_map(|t| t.files.iter().cloned()).collect();
-            builds::collect_garbage(&owner, &all, &files);
-        })
-        .await
-        .map_err(|e| ApiError::internal(&anyhow::anyhow!("the cleanup task panicked: {e}")))?;
+        collect(&shared).await?;
         tracing::info!(template = %removed.template_id, name = %removed.name, "template deleted");
         Ok(true)
     })

@@ -277,6 +277,17 @@ impl Index<'_> {
     }
 }
 
+/// Removes what no template, build, sandbox or snapshot uses any more: builds no tag
+/// points to, then (see [`super::builds::collect_garbage`]) step cache entries, uploads
+/// and pulled images. Runs at start, after a template's deletion, and on `POST /gc`.
+pub fn collect(shared: &Shared) -> super::builds::Collected {
+    let index = index(shared);
+    let all = index.all();
+    index.remove_unreferenced_builds(&all);
+    let files: Vec<String> = all.iter().flat_map(|t| t.files.iter().cloned()).collect();
+    super::builds::collect_garbage(shared, &all, &files)
+}
+
 /// At start: half-made builds go, tags that point to a build that is gone, builds no
 /// tag points to, and cache entries and uploads no template uses. A template without a
 /// build (its first build failed) stays: it can be built again or deleted.
@@ -295,9 +306,7 @@ pub fn recover(shared: &Shared) {
     if changed && let Err(e) = index.save(&all) {
         tracing::warn!(error = format!("{e:#}"), "rewriting the template index");
     }
-    index.remove_unreferenced_builds(&all);
-    let files: Vec<String> = all.iter().flat_map(|t| t.files.iter().cloned()).collect();
-    super::builds::collect_garbage(shared, &all, &files);
+    collect(shared);
 }
 
 /// Now, for a template's `updatedAtMs`.
