@@ -80,11 +80,11 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
             let bytes = match contents {
                 Contents::Text(text) => text.clone().into_bytes(),
                 Contents::RandomUuid => format!("{}\n", random_uuid()).into_bytes(),
-                Contents::PasswdWithUser { host } => {
-                    users::passwd_with_user(&read_text(sys, host)?).into_bytes()
+                Contents::PasswdWithUser { host, root } => {
+                    users::passwd_with_user(&read_text(sys, host, root.as_deref())?).into_bytes()
                 }
-                Contents::GroupWithUser { host } => {
-                    users::group_with_user(&read_text(sys, host)?).into_bytes()
+                Contents::GroupWithUser { host, root } => {
+                    users::group_with_user(&read_text(sys, host, root.as_deref())?).into_bytes()
                 }
             };
             sys.write_file(path, &bytes, *mode)?;
@@ -196,8 +196,17 @@ fn remount_read_only(sys: &dyn Syscall, target: &Path, extra: MountFlags) -> io:
     sys.mount(None, target, None, flags, None)
 }
 
-fn read_text(sys: &dyn Syscall, path: &Path) -> io::Result<String> {
-    String::from_utf8(sys.read_file(path)?).map_err(|_| {
+/// The text at `path` (inside `root`, resolved there, when one is given: an image
+/// without the file, or whose link leads nowhere inside it, reads as empty).
+fn read_text(sys: &dyn Syscall, path: &Path, root: Option<&Path>) -> io::Result<String> {
+    let bytes = match root {
+        Some(root) => match sys.read_file_in(root, path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            read => read?,
+        },
+        None => sys.read_file(path)?,
+    };
+    String::from_utf8(bytes).map_err(|_| {
         io::Error::new(io::ErrorKind::InvalidData, format!("{} is not UTF-8", path.display()))
     })
 }

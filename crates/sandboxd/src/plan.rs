@@ -222,9 +222,13 @@ pub enum Contents {
     RandomUuid,
     PasswdWithUser {
         host: PathBuf,
+        /// `host` is inside this tree (an image's root), resolved as if it were `/`.
+        root: Option<PathBuf>,
     },
     GroupWithUser {
         host: PathBuf,
+        /// As for `PasswdWithUser`.
+        root: Option<PathBuf>,
     },
 }
 
@@ -745,14 +749,16 @@ fn account_files(
         owner,
     };
     [
+        // An image's account files are read inside its root: a link there (`etc/passwd ->
+        // /etc/shadow`) must not read the host's.
         file(
             "passwd",
-            Contents::PasswdWithUser { host: template.source(Path::new("/etc/passwd")) },
+            Contents::PasswdWithUser { host: "/etc/passwd".into(), root: template.rootfs.clone() },
             replace_all,
         ),
         file(
             "group",
-            Contents::GroupWithUser { host: template.source(Path::new("/etc/group")) },
+            Contents::GroupWithUser { host: "/etc/group".into(), root: template.rootfs.clone() },
             replace_all,
         ),
         file("hostname", Contents::Text(users::hostname(id)), true),

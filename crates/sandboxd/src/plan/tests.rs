@@ -49,6 +49,11 @@ fn base_spec() -> SandboxSpec {
     spec
 }
 
+/// ` in ROOT` for account files read inside an image's root.
+fn inside(root: &Option<PathBuf>) -> String {
+    root.as_ref().map_or(String::new(), |root| format!(" in {}", root.display()))
+}
+
 fn render(steps: &[Step]) -> String {
     let mut out = String::new();
     for step in steps {
@@ -77,8 +82,12 @@ fn render(steps: &[Step]) -> String {
                 let contents = match contents {
                     Contents::Text(text) => format!("{text:?}"),
                     Contents::RandomUuid => "random-uuid".to_owned(),
-                    Contents::PasswdWithUser { host } => format!("passwd+user({})", host.display()),
-                    Contents::GroupWithUser { host } => format!("group+user({})", host.display()),
+                    Contents::PasswdWithUser { host, root } => {
+                        format!("passwd+user({}{})", host.display(), inside(root))
+                    }
+                    Contents::GroupWithUser { host, root } => {
+                        format!("group+user({}{})", host.display(), inside(root))
+                    }
                 };
                 let keep = if *replace { "" } else { " keep-existing" };
                 let owner = owner.map_or(String::new(), |(u, g)| format!(" {u}:{g}"));
@@ -841,8 +850,8 @@ fn an_image_templates_paths_come_from_its_unpacked_root() {
     for line in [
         "idmap /images/rootfs-sha256-ab/usr at /s/overlay/usr/lower\n",
         "idmap /images/rootfs-sha256-ab/etc at /s/overlay/etc/lower\n",
-        "passwd+user(/images/rootfs-sha256-ab/etc/passwd)",
-        "group+user(/images/rootfs-sha256-ab/etc/group)",
+        "passwd+user(/etc/passwd in /images/rootfs-sha256-ab)",
+        "group+user(/etc/group in /images/rootfs-sha256-ab)",
         "symlink /s/rootfs/bin -> usr/bin\n",
     ] {
         assert!(text.contains(line), "{line}: {text}");

@@ -304,6 +304,45 @@ impl Syscall for LinuxSyscall {
         fs::read(path)
     }
 
+    fn read_file_in(&self, root: &Path, path: &Path) -> io::Result<Vec<u8>> {
+        use rustix::fs::{OFlags, ResolveFlags};
+        use std::io::Read as _;
+        let dir = rustix::fs::open(
+            root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let relative = path.strip_prefix("/").unwrap_or(path);
+        let fd = rustix::fs::openat2(
+            &dir,
+            relative,
+            OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK,
+            Mode::empty(),
+            ResolveFlags::IN_ROOT | ResolveFlags::NO_MAGICLINKS,
+        )?;
+        let file = fs::File::from(fd);
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} in {} is not a regular file", path.display(), root.display()),
+            ));
+        }
+        let mut bytes = Vec::new();
+        file.take(super::MAX_READ_IN_ROOT + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > super::MAX_READ_IN_ROOT {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} in {} is over {} bytes",
+                    path.display(),
+                    root.display(),
+                    super::MAX_READ_IN_ROOT
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
     fn exists(&self, path: &Path) -> bool {
         fs::symlink_metadata(path).is_ok()
     }

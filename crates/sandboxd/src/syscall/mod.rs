@@ -17,6 +17,9 @@ use crate::spec::IdRange;
 pub use linux::LinuxSyscall;
 pub use recording::{Call, RecordingSyscall};
 
+/// The most [`Syscall::read_file_in`] reads (an image's `/etc/passwd` is far smaller).
+pub const MAX_READ_IN_ROOT: u64 = 4 << 20;
+
 pub trait Syscall {
     fn umask(&self, mask: u32) -> io::Result<()>;
     fn unshare(&self, namespaces: Namespaces) -> io::Result<()>;
@@ -52,6 +55,10 @@ pub trait Syscall {
     /// Replaces a file's contents (no symlinks followed) and sets its mode.
     fn write_file(&self, path: &Path, contents: &[u8], mode: u32) -> io::Result<()>;
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Reads the regular file at `path` inside the directory tree `root`, every symlink
+    /// and `..` resolved as if `root` were `/` (an image's files: its links must not lead
+    /// to the host's), at most [`MAX_READ_IN_ROOT`] bytes, never blocking on a FIFO.
+    fn read_file_in(&self, root: &Path, path: &Path) -> io::Result<Vec<u8>>;
     /// Whether anything (even a dangling symlink) is at `path`.
     fn exists(&self, path: &Path) -> bool;
     fn set_rlimit(&self, resource: Resource, soft: u64, hard: u64) -> io::Result<()>;

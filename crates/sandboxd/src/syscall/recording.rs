@@ -210,6 +210,10 @@ impl Syscall for RecordingSyscall {
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
     }
 
+    fn read_file_in(&self, root: &Path, path: &Path) -> io::Result<Vec<u8>> {
+        self.read_file(&root.join(path.strip_prefix("/").unwrap_or(path)))
+    }
+
     fn join_network_namespace(&self, path: &Path) -> io::Result<()> {
         self.record(Call::JoinNetworkNamespace(path.to_owned()))
     }

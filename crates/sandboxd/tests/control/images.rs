@@ -55,8 +55,8 @@ fn under_usr(path: &Path) -> PathBuf {
 }
 
 /// One layer: a merged-`/usr` root with the programs, their libraries, an `/etc` of
-/// its own and a release file.
-fn host_made_image() -> Layer {
+/// its own and a release file; `passwd_link`: `/etc/passwd` is that symlink instead.
+fn host_made_image(passwd_link: Option<&str>) -> Layer {
     let programs: Vec<PathBuf> = PROGRAMS.iter().map(|p| Path::new("/usr/bin").join(p)).collect();
     let mut files = BTreeSet::new();
     let mut links = BTreeSet::new();
@@ -97,9 +97,12 @@ fn host_made_image() -> Layer {
     }
     // An attacker's image: a setuid-root program (no_new_privs makes it run as its caller).
     layer.file("usr/bin/id-setuid", 0o4755, 0, &std::fs::read("/usr/bin/id").unwrap());
+    match passwd_link {
+        Some(target) => layer.link(tar::EntryType::Symlink, "etc/passwd", target),
+        None => layer.file("etc/passwd", 0o644, 0, b"root:x:0:0:root:/root:/bin/bash\n"),
+    };
     layer
         .link(tar::EntryType::Symlink, "usr/bin/sh", "dash")
-        .file("etc/passwd", 0o644, 0, b"root:x:0:0:root:/root:/bin/bash\n")
         .file("etc/group", 0o644, 0, b"root:x:0:\n")
         .file("etc/dsh-image-release", 0o644, 0, RELEASE.as_bytes());
     layer
@@ -112,7 +115,7 @@ const FIRST_STEP: &str = "cat /etc/dsh-image-release; echo \"greeting=$GREETING\
 async fn a_template_built_from_an_image_runs_its_steps_and_sandboxes_on_the_image_s_files() {
     let registry = Registry::start(None).await;
     let pusher = Pusher::new(&registry, None);
-    let digest = push_image(&pusher, "dsh/mini", "1", vec![host_made_image()]).await;
+    let digest = push_image(&pusher, "dsh/mini", "1", vec![host_made_image(None)]).await;
     let reference = format!("{}/dsh/mini:1", registry.host());
     let h = Harness::start().await;
     let c = h.client.clone();
@@ -224,4 +227,39 @@ async fn a_template_built_from_an_image_runs_its_steps_and_sandboxes_on_the_imag
     assert_eq!(images(), Vec::<String>::new());
     let again = c.call(Method::POST, "/gc", None).await;
     assert_eq!(again.body, json!({"cacheEntries": [], "uploads": [], "images": []}));
+}
+
+/// An attacker's image whose `/etc/passwd` links to a host file (one any user may read):
+/// the daemon reads an image's account files inside the image, so the link leads
+/// nowhere and the host's text never reaches the sandbox, which gets `root` and `user`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_s_account_files_never_lead_to_the_host_s() {
+    let host = tempfile::Builder::new().prefix("dsh-host-only-").tempdir().unwrap();
+    std::fs::set_permissions(host.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let secret = host.path().join("passwd");
+    std::fs::write(&secret, "host-only:x:4242:4242::/nonexistent:/bin/sh\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let registry = Registry::start(None).await;
+    let pusher = Pusher::new(&registry, None);
+    let image = host_made_image(Some(secret.to_str().unwrap()));
+    push_image(&pusher, "dsh/linked", "1", vec![image]).await;
+    let h = Harness::start().await;
+    let c = h.client.clone();
+    let (template, build) = request_build(&c, "linked").await;
+    let body = json!({
+        "fromImage": format!("{}/dsh/linked:1", registry.host()),
+        "steps": [{"type": "RUN", "args": ["cat /etc/passwd"]}],
+    });
+    let path = format!("/v2/templates/{template}/builds/{build}");
+    assert_eq!(c.call(Method::POST, &path, Some(body)).await.status, StatusCode::ACCEPTED);
+    let (status, logs) = wait_for_build(&c, &template, &build).await;
+    assert_eq!(status["status"], "ready", "{logs:?}");
+    let step = logs.iter().position(|l| l == "[1/1] RUN cat /etc/passwd").unwrap();
+    assert_eq!(
+        &logs[step + 1..step + 3],
+        ["root:x:0:0:root:/root:/bin/bash", "user:x:1000:1000::/home/user:/bin/bash"],
+        "{logs:?}"
+    );
+    assert!(!logs.iter().any(|l| l.contains("host-only")), "{logs:?}");
 }
