@@ -81,6 +81,18 @@ impl SandboxBackend {
     }
 
     async fn helper(&self, argv: &[&str]) -> Result<String, Error> {
+        let (stdout, stderr, exit) = self.helper_run(argv).await?;
+        if exit.exit_code != 0 {
+            return Err(helper_failed(argv, &exit, &stderr));
+        }
+        Ok(String::from_utf8_lossy(&stdout).into_owned())
+    }
+
+    /// Runs `argv` in the sandbox to its end: (stdout, stderr, how it ended).
+    async fn helper_run(
+        &self,
+        argv: &[&str],
+    ) -> Result<(Vec<u8>, Vec<u8>, crate::envd::ExitInfo), Error> {
         let options = StartOptions {
             cmd: argv[0].to_owned(),
             args: argv[1..].iter().map(|a| (*a).to_owned()).collect(),
@@ -89,17 +101,17 @@ impl SandboxBackend {
             timeout: Some(std::time::Duration::from_secs(60)),
             ..StartOptions::default()
         };
-        let (stdout, stderr, exit) = self.envd.start(options).await?.wait().await?;
-        if exit.exit_code != 0 {
-            return Err(Error::Invalid(format!(
-                "{} failed ({}): {}",
-                argv.join(" "),
-                exit.status,
-                String::from_utf8_lossy(&stderr).trim()
-            )));
-        }
-        Ok(String::from_utf8_lossy(&stdout).into_owned())
+        self.envd.start(options).await?.wait().await
     }
+}
+
+fn helper_failed(argv: &[&str], exit: &crate::envd::ExitInfo, stderr: &[u8]) -> Error {
+    Error::Invalid(format!(
+        "{} failed ({}): {}",
+        argv.join(" "),
+        exit.status,
+        String::from_utf8_lossy(stderr).trim()
+    ))
 }
 
 const HELPER_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -572,12 +584,36 @@ async fn signal_group_of(
         SignalTarget::ForegroundGroup => foreground_by_proc(backend, pid).await?,
         _ => pid,
     };
-    let name = signal_name(signal);
-    // The shell's own `kill`: procps `kill` reads a small negative id (sandbox pids often
-    // are small) as a signal number even after `--`.
-    let group_id = group.to_string();
-    backend.helper(&["sh", "-c", r#"kill -s "$1" -- "-$2""#, "sh", name, &group_id]).await?;
+    backend.kill_group(group, signal).await?;
     Ok(group)
+}
+
+/// `kill` in the sandbox ends with this when no process is left in the group.
+const GROUP_GONE: i32 = 3;
+
+impl SandboxBackend {
+    /// Sends `signal` to process group `pgid` with a `kill` run in the sandbox (for
+    /// servers without dsh's group extension, and groups envd can no longer name). A
+    /// group with no process left is `NotFound`, as envd answers for an ended process.
+    /// The shell's built-in `kill`: procps' reads a small negative id (a sandbox's pids
+    /// are small) as a signal even after `--`.
+    async fn kill_group(&self, pgid: u32, signal: Signal) -> Result<(), Error> {
+        let script = r#"err=$(kill -s "$1" -- "-$2" 2>&1) && exit 0
+case $err in *"No such process"*) exit 3 ;; esac
+printf '%s\n' "$err" >&2
+exit 1"#;
+        let group = pgid.to_string();
+        let argv = ["sh", "-c", script, "sh", signal_name(signal), group.as_str()];
+        let (_, stderr, exit) = self.helper_run(&argv).await?;
+        match exit.exit_code {
+            0 => Ok(()),
+            GROUP_GONE => Err(Error::Rpc(dsh_proto::connect::ConnectError::new(
+                Code::NotFound,
+                format!("process group {pgid}: no process left"),
+            ))),
+            _ => Err(helper_failed(&argv, &exit, &stderr)),
+        }
+    }
 }
 
 fn signal_name(signal: Signal) -> &'static str {
@@ -756,9 +792,7 @@ impl TerminalHandle {
     /// longer name. The shell's built-in, since procps' `kill` reads a small negative id
     /// (a sandbox's pids are small) as a signal even after `--`.
     async fn signal_by_command(&self, pgid: u32, signal: Signal) -> Result<(), TerminalError> {
-        let (name, group) = (signal_name(signal), pgid.to_string());
-        let kill = ["sh", "-c", r#"kill -s "$1" -- "-$2""#, "sh", name, group.as_str()];
-        self.backend.helper(&kill).await.map(|_| ()).map_err(terminal_error)
+        self.backend.kill_group(pgid, signal).await.map_err(terminal_error)
     }
 
     async fn read_foreground(&self) -> Result<u32, TerminalError> {

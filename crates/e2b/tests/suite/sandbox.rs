@@ -57,6 +57,42 @@ pub async fn sandbox_backend() -> BackendUnderTest {
     under_test
 }
 
+/// The e2b backend as it reaches E2B cloud: `E2B_DOMAIN`-style hosts over TLS and
+/// HTTP/2 through the stand-in of E2B's edge, to a local sandbox whose envd behaves as
+/// E2B's 0.6.13 does (signals to pids only, none of dsh's extensions).
+pub async fn cloud_backend() -> BackendUnderTest {
+    let daemon = dsh_sandboxd::testing::TestDaemon::start_with(|config| {
+        config.envd_args = vec!["--e2b-strict".into(), "0.6.13".into()];
+    })
+    .await
+    .unwrap();
+    let edge = dsh_edge_standin::Edge::start("e2b.test", &daemon.url()).await.unwrap();
+    let http =
+        dsh_e2b::http_client_with(Some(edge.ca_file.to_str().unwrap()), Some(&edge.resolve_rule()))
+            .unwrap();
+    let connection = Connection::resolve(None, daemon.api_key(), None, Some(&edge.client_domain()));
+    let sandbox = Arc::new(Sandbox::open(http, &connection, &sandbox_config()).await.unwrap());
+    let runtime = sandbox.runtime();
+    let root = runtime.cwd.join("contract");
+    runtime.fs.make_dir(&root, false).await.unwrap();
+    let (fs, subprocess, terminals) =
+        (runtime.fs.clone(), runtime.subprocess.clone(), runtime.terminals.clone());
+    let mut under_test =
+        BackendUnderTest::new("cloud", fs, subprocess, terminals, root).on_finish(async move {
+            let report = runtime.dispose().await;
+            assert!(matches!(report.sandbox, Some(Ok(_))), "{report:?}");
+            let versions: std::collections::BTreeSet<String> =
+                edge.recorded().into_iter().map(|r| r.version).collect();
+            assert_eq!(versions, std::collections::BTreeSet::from(["HTTP/2.0".to_owned()]));
+            drop(edge);
+            daemon.stop().await.unwrap();
+        });
+    under_test.same_process_namespace = false;
+    under_test.root_on_host = false;
+    under_test.deviations = super::backend::ENVD_DEVIATIONS.to_vec();
+    under_test
+}
+
 fn sandbox_config() -> SandboxConfig {
     SandboxConfig { template: Some("base".into()), ..SandboxConfig::default() }
 }
