@@ -157,6 +157,13 @@ fn runs_the_fake_envd(init: u32) -> bool {
     children(init).into_iter().any(|pid| cmdline(pid) == ["sleep", FAKE_ENVD_SLEEP])
 }
 
+/// The init of sandbox `id` once it runs the fake envd (its start is held there).
+fn held_init(state: &Path, id: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(state.join(format!("sandboxes/{id}/init.pid"))).ok()?;
+    let init = text.split_whitespace().next()?.parse::<u32>().ok()?;
+    runs_the_fake_envd(init).then_some(init)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn daemon_killed_mid_create_leaves_nothing_once_it_restarts() {
     let scene = Scene::new("dsh-fault-create-");
@@ -169,13 +176,7 @@ async fn daemon_killed_mid_create_leaves_nothing_once_it_restarts() {
     // daemon waits for.
     let (id, init) = poll("the create to wait for envd", Duration::from_secs(20), || {
         let id = record_ids(&scene.state).pop()?;
-        let init = std::fs::read_to_string(scene.state.join(format!("sandboxes/{id}/init.pid")))
-            .ok()?
-            .split_whitespace()
-            .next()?
-            .parse::<u32>()
-            .ok()?;
-        runs_the_fake_envd(init).then_some((id, init))
+        held_init(&scene.state, &id).map(|init| (id, init))
     });
     assert_eq!(record(&scene.state, &id).unwrap()["phase"], "creating");
     let killed = daemon.sigkill();
@@ -321,10 +322,7 @@ async fn daemon_killed_mid_resume_leaves_the_sandbox_paused_with_its_files() {
     let url = format!("{}{path}", daemon.client.base);
     let request = in_flight(&daemon.client, Method::POST, &path, Some(json!({})));
     let init = poll("the resume to wait for envd", Duration::from_secs(20), || {
-        let text =
-            std::fs::read_to_string(scene.state.join(format!("sandboxes/{id}/init.pid"))).ok()?;
-        let init = text.split_whitespace().next()?.parse::<u32>().ok()?;
-        runs_the_fake_envd(init).then_some(init)
+        held_init(&scene.state, &id)
     });
     let killed = daemon.sigkill();
     assert_no_answer(request, killed, &url).await;
@@ -385,13 +383,7 @@ async fn daemon_killed_mid_fork_leaves_no_fork_and_the_parent_with_its_files() {
     // Mid-fork: a second record, `creating`, whose init runs the held envd.
     let (fork_id, fork_init) = poll("the fork to wait for envd", Duration::from_secs(20), || {
         let id = record_ids(&scene.state).into_iter().find(|id| *id != parent_id)?;
-        let init = std::fs::read_to_string(scene.state.join(format!("sandboxes/{id}/init.pid")))
-            .ok()?
-            .split_whitespace()
-            .next()?
-            .parse::<u32>()
-            .ok()?;
-        runs_the_fake_envd(init).then_some((id, init))
+        held_init(&scene.state, &id).map(|init| (id, init))
     });
     assert_eq!(record(&scene.state, &fork_id).unwrap()["phase"], "creating");
     let killed = daemon.sigkill();
