@@ -598,7 +598,18 @@ async fn run(
     // Until the build is recorded as the image's user, a template deleted meanwhile must
     // not take the image with it.
     let _pin = match &origin {
-        Origin::Image { pulled: Some(image), .. } => Some(shared.images.pin(&image.digest)),
+        Origin::Image { pulled: Some(image), .. } => {
+            let pin = shared.images.pin(&image.digest);
+            // A collection between the pull and the pin (a template deleted at that very
+            // moment) may have taken it: rare enough to ask for a new build.
+            if !matches!(shared.images.cached(&image.digest), Ok(Some(_))) {
+                return Err(Failure::at(
+                    BASE_STEP,
+                    format!("the image {} was removed during the build: build again", image.digest),
+                ));
+            }
+            Some(pin)
+        }
         _ => None,
     };
     let bodies = definition.steps.clone().unwrap_or_default();
