@@ -44,7 +44,11 @@ enum Command {
     /// Run the end-to-end tour: one sandbox, every capability, a report.
     Tour(crate::tour::TourArgs),
     /// Check that this machine can run local sandboxes, and what agents will find in them.
-    Doctor,
+    Doctor {
+        /// Install what is missing (apt-get or dnf, as root) and say what was done.
+        #[arg(long)]
+        fix: bool,
+    },
     /// Serve every dsh tool to an agent over MCP (stdio by default, or streamable HTTP).
     Mcp(crate::mcp::McpArgs),
     /// Manage sandboxes (a local daemon, or E2B cloud with E2B_API_KEY).
@@ -231,6 +235,14 @@ enum SandboxCommand {
         #[arg(long, default_value_t = 300)]
         timeout: u32,
     },
+    /// Run a command in the user namespace an ordinary user's daemon runs in (as
+    /// `podman unshare`): it sees the sandboxes' files and processes as the daemon does.
+    /// As root, runs the command as it is.
+    Unshare {
+        /// The command and its arguments.
+        #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -300,7 +312,7 @@ fn init_logging(verbose: u8) {
 async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
     match command {
         Command::Tour(args) => crate::tour::run(args, printer).await,
-        Command::Doctor => Ok(crate::doctor::run(printer)),
+        Command::Doctor { fix } => Ok(crate::doctor::run(printer, fix)),
         Command::Shell(args) => crate::shell::run(args).await,
         Command::Mcp(args) => crate::mcp::run(args).await,
         Command::Sandbox { command, daemon } => sandbox_command(command, &daemon, printer).await,
@@ -610,6 +622,12 @@ async fn sandbox_command(
         Ok(ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key))
     };
     match command {
+        SandboxCommand::Unshare { command } => {
+            // `main` entered the namespace already; exec replaces this process.
+            let (program, args) = command.split_first().context("no command given")?;
+            let error = dsh_sandboxd::rootless::exec(program, args);
+            anyhow::bail!("cannot run {}: {error}", program.to_string_lossy())
+        }
         SandboxCommand::Serve { listen, config, isolation, pool, net } => {
             let mut settings = crate::connect::sandboxd_settings(&config)?;
             match isolation.as_deref() {

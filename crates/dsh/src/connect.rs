@@ -16,7 +16,8 @@ pub fn default_state_dir() -> PathBuf {
 /// `for_root` as root; otherwise `tail` under `$<xdg_variable>`, else under
 /// `$HOME/<home_default>`, else under /tmp (the XDG base directory rules).
 fn per_user_dir(for_root: &str, xdg_variable: &str, home_default: &str, tail: &str) -> PathBuf {
-    if rustix::process::geteuid().is_root() {
+    // Root of a user's namespace (rootless) is still that user: their directories.
+    if dsh_sandboxd::rootless::is_host_root() {
         return PathBuf::from(for_root);
     }
     let base = std::env::var_os(xdg_variable)
@@ -30,6 +31,41 @@ fn per_user_dir(for_root: &str, xdg_variable: &str, home_default: &str, tail: &s
 /// per machine (per user), so a language server is installed once, whichever daemon asks.
 pub fn default_layer_store() -> PathBuf {
     per_user_dir("/var/cache/dsh/layers", "XDG_CACHE_HOME", ".cache", "dsh/layers")
+}
+
+/// Whether the command in `args` may run local sandboxes as an ordinary user, and so
+/// must enter the user's namespace first: `Some(true)` when it cannot work otherwise
+/// (`dsh sandbox serve`, `dsh sandbox unshare`), `Some(false)` when it would embed a
+/// daemon unless E2B or a daemon is configured, `None` for root and other commands.
+pub fn local_sandboxes_wanted(args: &[std::ffi::OsString]) -> Option<bool> {
+    if rustix::process::geteuid().is_root() {
+        return None;
+    }
+    let words: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    let command = words.iter().find(|w| !w.starts_with('-'))?;
+    if *command == "sandbox" {
+        let sub = words.iter().filter(|w| !w.starts_with('-')).nth(1);
+        return matches!(sub, Some(&"serve") | Some(&"unshare")).then_some(true);
+    }
+    let embeds = ["tour", "mcp", "exec", "fs", "lsp", "code", "shell"];
+    let elsewhere = ["E2B_API_KEY", "E2B_API_URL", "E2B_DOMAIN"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some())
+        || words.iter().any(|w| {
+            ["--api-url", "--api-key", "--domain", "--backend=e2b"]
+                .iter()
+                .any(|flag| w == flag || w.starts_with(&format!("{flag}=")))
+        })
+        || words.windows(2).any(|pair| pair == ["--backend", "e2b"]);
+    (embeds.contains(command) && !elsewhere).then_some(false)
+}
+
+static ROOTLESS_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why this user's process could not enter its namespace (said when a local sandbox
+/// daemon is started after all).
+pub fn set_rootless_error(reason: String) {
+    let _ = ROOTLESS_ERROR.set(reason);
 }
 
 /// The default address of `dsh sandbox serve`.
@@ -177,8 +213,19 @@ pub fn sandboxd_settings(file: &Path) -> anyhow::Result<crate::config::SandboxdC
 
 impl Embedded {
     pub async fn start(settings: &crate::config::SandboxdConfig) -> anyhow::Result<Self> {
+        if let Some(reason) = ROOTLESS_ERROR.get() {
+            anyhow::bail!(
+                "cannot start the embedded local sandbox daemon as this user: {reason}\n(`dsh doctor` checks everything local sandboxes need; or set E2B_API_KEY for E2B cloud)"
+            );
+        }
+        // An ordinary user's embedded daemons keep their state in the user's runtime
+        // directory (it dies with the daemon anyway).
+        let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
+            .filter(|_| !dsh_sandboxd::rootless::is_host_root())
+            .map(|dir| PathBuf::from(dir).join("dsh"));
         let base = std::env::var_os("DSH_EMBEDDED_STATE")
             .map(PathBuf::from)
+            .or(runtime_dir)
             .unwrap_or_else(std::env::temp_dir);
         std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
         sweep_abandoned(&base);

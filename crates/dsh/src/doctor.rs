@@ -1,10 +1,15 @@
 //! `dsh doctor`: can this machine run dsh's local sandboxes, and what do agents find in
 //! them? Each check says what it found and, when something is missing, what to install or
-//! change. Nothing is changed on the machine.
+//! change. `dsh doctor --fix` installs the missing packages where it can (apt-get, dnf).
+//!
+//! It checks everything the daemon checks at start (the host programs come from the one
+//! list in `crates/sandboxd/system-tools.txt`), so the daemon cannot refuse to start for
+//! a reason this did not name.
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
+use dsh_sandboxd::requirements::{self, Need};
 use serde::Serialize;
 
 use crate::output::{Printer, table};
@@ -28,11 +33,21 @@ pub struct Check {
     pub found: String,
     /// What to do about it (empty when nothing needs doing).
     pub fix: String,
+    /// The packages that bring what is missing, for `--fix`.
+    #[serde(skip)]
+    packages: Option<Packages>,
+}
+
+/// A missing program's package on the families `--fix` installs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Packages {
+    apt: &'static str,
+    dnf: &'static str,
 }
 
 impl Check {
     fn ok(name: &'static str, found: impl Into<String>) -> Check {
-        Check { name, status: Status::Ok, found: found.into(), fix: String::new() }
+        Check { name, status: Status::Ok, found: found.into(), fix: String::new(), packages: None }
     }
     fn bad(
         name: &'static str,
@@ -40,14 +55,41 @@ impl Check {
         found: impl Into<String>,
         fix: impl Into<String>,
     ) -> Check {
-        Check { name, status, found: found.into(), fix: fix.into() }
+        Check { name, status, found: found.into(), fix: fix.into(), packages: None }
+    }
+    fn installs(mut self, packages: Packages) -> Check {
+        self.packages = Some(packages);
+        self
     }
 }
 
-/// Runs every check and prints them; fails (exit 1) when a check failed.
-pub fn run(printer: Printer) -> ExitCode {
-    let checks = checks();
-    printer.print(&checks, || {
+/// What `--fix` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fixed {
+    /// The packages it installed (empty: nothing was missing, or it could not).
+    pub installed: Vec<String>,
+    /// The command it ran, or the one to run (as root) when it could not.
+    pub command: String,
+    /// Why it could not, if it could not.
+    pub error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FixReport<'a> {
+    fixed: &'a Fixed,
+    checks: &'a [Check],
+}
+
+/// Runs every check and prints them (after installing what is missing, with `fix`);
+/// fails (exit 1) when a check failed.
+pub fn run(printer: Printer, fix: bool) -> ExitCode {
+    let mut checks = checks();
+    let fixed = fix.then(|| {
+        let fixed = install_missing(&checks, printer.json);
+        checks = self::checks();
+        fixed
+    });
+    let rows = || {
         let rows: Vec<Vec<String>> = checks
             .iter()
             .map(|c| {
@@ -60,7 +102,20 @@ pub fn run(printer: Printer) -> ExitCode {
             })
             .collect();
         table(&["STATUS", "CHECK", "FOUND", "WHAT TO DO"], &rows)
-    });
+    };
+    match &fixed {
+        Some(fixed) => printer.print(&FixReport { fixed, checks: &checks }, || {
+            let said = match (&fixed.error, fixed.installed.is_empty()) {
+                (Some(error), _) => format!("could not install: {error}\n"),
+                (None, true) => "nothing to install\n".to_owned(),
+                (None, false) => {
+                    format!("installed {} ({})\n", fixed.installed.join(" "), fixed.command)
+                }
+            };
+            format!("{said}\n{}", rows())
+        }),
+        None => printer.print(&checks, rows),
+    }
     if checks.iter().any(|c| c.status == Status::Fail) {
         ExitCode::FAILURE
     } else {
@@ -68,33 +123,126 @@ pub fn run(printer: Printer) -> ExitCode {
     }
 }
 
+/// Installs the packages of every failed or warned check with the machine's package
+/// manager (apt-get or dnf), as root; otherwise says the command to run.
+fn install_missing(checks: &[Check], quiet: bool) -> Fixed {
+    let apt = requirements::on_path("apt-get", None);
+    let dnf = requirements::on_path("dnf", None);
+    let mut packages: Vec<&str> = Vec::new();
+    for check in checks.iter().filter(|c| c.status != Status::Ok) {
+        if let Some(p) = check.packages {
+            let name = if apt || !dnf { p.apt } else { p.dnf };
+            if !packages.contains(&name) {
+                packages.push(name);
+            }
+        }
+    }
+    let installed = packages.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>();
+    let command = match (apt, dnf) {
+        (true, _) => format!("apt-get install -y {}", installed.join(" ")),
+        (false, true) => format!("dnf install -y {}", installed.join(" ")),
+        (false, false) => String::new(),
+    };
+    let cannot = |error: String| Fixed {
+        installed: Vec::new(),
+        command: command.clone(),
+        error: Some(error),
+    };
+    if installed.is_empty() {
+        return Fixed { installed, command: String::new(), error: None };
+    }
+    if !apt && !dnf {
+        return cannot(format!(
+            "no apt-get or dnf here; install what the checks name: {}",
+            requirements::install_commands(&requirements::missing(
+                &[Need::Network, Need::Quota, Need::Rootless],
+                None
+            ))
+        ));
+    }
+    if !rustix::process::geteuid().is_root() {
+        return cannot(format!("installing packages needs root: sudo {command}"));
+    }
+    if !quiet {
+        eprintln!("dsh doctor: {command}");
+    }
+    let run = |program: &str, args: &[&str]| -> Result<(), String> {
+        let output = Command::new(program)
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{program}: {e}"))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(format!("{program} {}: {}", args.join(" "), stderr.trim()))
+    };
+    let result = if apt {
+        run("apt-get", &["update", "-qq"]).and_then(|()| {
+            let mut args = vec!["install", "-y", "-qq"];
+            args.extend(packages.iter().copied());
+            run("apt-get", &args)
+        })
+    } else {
+        let mut args = vec!["install", "-y", "-q"];
+        args.extend(packages.iter().copied());
+        run("dnf", &args)
+    };
+    match result {
+        Ok(()) => Fixed { installed, command, error: None },
+        Err(error) => cannot(error),
+    }
+}
+
 pub fn checks() -> Vec<Check> {
-    let mut checks = vec![namespaces(), strict_isolation(), cgroups()];
-    checks.push(match dsh_sandboxd::server::network::check_tools() {
-        Ok(()) => Check::ok("private networks", "pasta and nft on PATH"),
-        Err(e) => Check::bad(
-            "private networks",
-            Status::Fail,
-            format!("{e:#}"),
-            "apt-get install passt nftables (or run sandboxes with [sandboxd] net = \"none\")",
-        ),
-    });
-    checks.push(match version_of("mkfs.btrfs", &["--version"]) {
-        Some(version) => Check::ok("disk quotas", version),
-        None => Check::bad(
-            "disk quotas",
-            Status::Warn,
-            "mkfs.btrfs not on PATH: sandboxes run without a disk quota",
-            "apt-get install btrfs-progs (then each sandbox may write [sandboxd] disk_mb)",
-        ),
-    });
+    let host_root = dsh_sandboxd::rootless::is_host_root();
+    let mut checks = if host_root {
+        vec![namespaces(), strict_isolation(), cgroups()]
+    } else {
+        vec![rootless(), strict_isolation(), cgroups_as_user()]
+    };
+    // The host programs the daemon runs, from the one list it checks at start.
+    for tool in requirements::system_tools() {
+        let status = match tool.need {
+            Need::Network => Status::Fail,
+            Need::Quota if host_root => Status::Warn,
+            // An ordinary user's sandboxes get no quota anyway.
+            Need::Quota => continue,
+            Need::Rootless if host_root => continue,
+            Need::Rootless => Status::Fail,
+        };
+        let packages = Packages { apt: tool.debian, dnf: tool.fedora };
+        checks.push(if requirements::on_path(tool.program, None) {
+            Check::ok(tool.program, format!("on PATH ({})", tool.need.purpose()))
+        } else {
+            let fix = match tool.need {
+                Need::Network => format!(
+                    "dsh doctor --fix, or {} (or run sandboxes with [sandboxd] net = \"none\")",
+                    requirements::install_commands(std::slice::from_ref(&tool))
+                ),
+                _ => format!(
+                    "dsh doctor --fix, or {}",
+                    requirements::install_commands(std::slice::from_ref(&tool))
+                ),
+            };
+            Check::bad(
+                tool.program,
+                status,
+                format!("{} not on PATH: no {}", tool.program, tool.need.purpose()),
+                fix,
+            )
+            .installs(packages)
+        });
+    }
     // What agents expect inside a sandbox: the base template shows the host's /usr.
-    for (name, program, args, package, status, why) in [
+    for (name, program, args, packages, status, why) in [
         (
             "node",
             "node",
             &["--version"][..],
-            "nodejs (20 or later)",
+            Packages { apt: "nodejs", dnf: "nodejs" },
             Status::Fail,
             "Code Mode runs programs with it",
         ),
@@ -102,21 +250,42 @@ pub fn checks() -> Vec<Check> {
             "npm",
             "npm",
             &["--version"][..],
-            "npm",
+            Packages { apt: "npm", dnf: "npm" },
             Status::Warn,
             "language servers are installed with it on first use",
         ),
-        ("python3", "python3", &["--version"][..], "python3", Status::Warn, "agents run Python"),
+        (
+            "python3",
+            "python3",
+            &["--version"][..],
+            Packages { apt: "python3", dnf: "python3" },
+            Status::Warn,
+            "agents run Python",
+        ),
         (
             "python",
             "python",
             &["--version"][..],
-            "python-is-python3",
+            Packages { apt: "python-is-python3", dnf: "python-unversioned-command" },
             Status::Warn,
             "E2B's images have `python`",
         ),
-        ("git", "git", &["--version"][..], "git", Status::Warn, "agents use it"),
-        ("curl", "curl", &["--version"][..], "curl", Status::Warn, "agents use it"),
+        (
+            "git",
+            "git",
+            &["--version"][..],
+            Packages { apt: "git", dnf: "git" },
+            Status::Warn,
+            "agents use it",
+        ),
+        (
+            "curl",
+            "curl",
+            &["--version"][..],
+            Packages { apt: "curl", dnf: "curl" },
+            Status::Warn,
+            "agents use it",
+        ),
     ] {
         checks.push(match version_of(program, args) {
             Some(version) => Check::ok(name, version),
@@ -124,11 +293,50 @@ pub fn checks() -> Vec<Check> {
                 name,
                 status,
                 format!("{program} not in the sandbox's PATH ({SANDBOX_PATH})"),
-                format!("apt-get install {package} ({why})"),
-            ),
+                format!("dsh doctor --fix, or apt-get install {} ({why})", packages.apt),
+            )
+            .installs(packages),
         });
     }
     checks
+}
+
+/// An ordinary user: what running sandboxes in the user's own namespace needs.
+fn rootless() -> Check {
+    match dsh_sandboxd::rootless::Identity::of_this_process() {
+        Ok(identity) => Check::ok(
+            "namespaces",
+            format!(
+                "as {} (not root): sandboxes in the user's namespace, {} at once (one block of 65536 subordinate ids each)",
+                identity.user,
+                identity.blocks()
+            ),
+        ),
+        Err(e) => {
+            let fix = match &e {
+                dsh_sandboxd::rootless::RootlessError::Tools(_) => {
+                    "dsh doctor --fix as root".into()
+                }
+                other => other.to_string(),
+            };
+            let check = Check::bad("namespaces", Status::Fail, e.to_string(), fix);
+            match e {
+                dsh_sandboxd::rootless::RootlessError::Tools(_) => {
+                    check.installs(Packages { apt: "uidmap", dnf: "shadow-utils" })
+                }
+                _ => check,
+            }
+        }
+    }
+}
+
+fn cgroups_as_user() -> Check {
+    Check::bad(
+        "cgroups",
+        Status::Warn,
+        "as an ordinary user the daemon makes no cgroups: sandboxes run without memory, process and CPU limits",
+        "run dsh as root for limits (see docs/sandboxes.md#rootless)",
+    )
 }
 
 fn namespaces() -> Check {
@@ -144,7 +352,16 @@ fn namespaces() -> Check {
 }
 
 fn strict_isolation() -> Check {
-    match dsh_sandboxd::privileges::check_strict() {
+    let strict = if dsh_sandboxd::rootless::is_host_root() {
+        dsh_sandboxd::privileges::check_strict()
+    } else {
+        // An ordinary user's namespace is checked above; the kernel's part is the same.
+        dsh_sandboxd::privileges::strict_supported(
+            &std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default(),
+            std::fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().as_deref(),
+        )
+    };
+    match strict {
         Ok(()) => Check::ok(
             "strict isolation",
             "user namespaces and idmapped overlay layers: root inside is nobody on the host",
@@ -231,8 +448,9 @@ mod tests {
                 "namespaces",
                 "strict isolation",
                 "cgroups",
-                "private networks",
-                "disk quotas",
+                "pasta",
+                "nft",
+                "mkfs.btrfs",
                 "node",
                 "npm",
                 "python3",
@@ -241,7 +459,7 @@ mod tests {
                 "curl"
             ]
         );
-        for check in &checks[..7] {
+        for check in &checks[..8] {
             assert_eq!(check.status, Status::Ok, "{check:?}");
         }
     }

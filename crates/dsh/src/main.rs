@@ -35,5 +35,26 @@ fn main() -> std::process::ExitCode {
         }
         _ => {}
     }
+    if !rustix::process::geteuid().is_root() {
+        // SAFETY: no thread has been started yet.
+        unsafe { dsh_sandboxd::rootless::add_system_dirs_to_path() };
+    }
+    // An ordinary user's local sandboxes run in a user namespace of their own: this
+    // process re-executes itself there before any thread exists (`rootless.rs`).
+    if let Some(required) = connect::local_sandboxes_wanted(&args) {
+        match dsh_sandboxd::rootless::enter() {
+            Ok(dsh_sandboxd::rootless::Entered::Continue) => {}
+            Ok(dsh_sandboxd::rootless::Entered::Exited(code)) => {
+                return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
+            }
+            Err(err) if required => {
+                eprintln!("dsh: local sandboxes cannot run as this user: {err}");
+                return std::process::ExitCode::FAILURE;
+            }
+            // Said when a local sandbox is actually started (the command may be
+            // configured for E2B in dsh.toml).
+            Err(err) => connect::set_rootless_error(err.to_string()),
+        }
+    }
     cli::main(args)
 }

@@ -64,6 +64,10 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// Something a sandbox asked for that a daemon run by an ordinary user cannot give.
+    #[error("{what} need a daemon run as root: a user's namespace cannot give them")]
+    RootlessUnsupported { what: &'static str },
+
     /// The init exited (or could not be executed) before it reported back.
     #[error("sandbox init failed before reporting: {reason}")]
     InitFailed { reason: String },

@@ -21,10 +21,20 @@ pub enum HostEntry {
     Symlink { target: PathBuf },
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostLayout {
     entries: BTreeMap<PathBuf, HostEntry>,
     private: Vec<Private>,
+    /// Whether host directories can be shown through idmapped mounts: not in a user's
+    /// namespace (rootless), where the kernel allows idmapping only filesystems that
+    /// namespace mounted, and the host's files stay owned by ids it does not map.
+    idmap: bool,
+}
+
+impl Default for HostLayout {
+    fn default() -> Self {
+        HostLayout { entries: BTreeMap::new(), private: Vec::new(), idmap: true }
+    }
 }
 
 /// A host file or directory inside a shown directory that others may not read (a
@@ -46,7 +56,7 @@ impl HostLayout {
     /// Looks at each path without following a final symlink.
     /// Directories are searched for [`Private`] entries (except [`NOT_SEARCHED`]).
     pub fn probe<'a>(paths: impl IntoIterator<Item = &'a Path>) -> HostLayout {
-        let entries: BTreeMap<PathBuf, HostEntry> =
+        let mut entries: BTreeMap<PathBuf, HostEntry> =
             paths.into_iter().map(|path| (path.to_owned(), probe_one(path))).collect();
         let mut private = Vec::new();
         for (path, entry) in &entries {
@@ -56,7 +66,17 @@ impl HostLayout {
                 find_private(path, &mut private);
             }
         }
-        HostLayout { entries, private }
+        let idmap = crate::rootless::blocks_inside().is_none();
+        if !idmap {
+            // The host's root owns these; in a user's namespace they show as the overflow
+            // id. The sandbox's root owns its copies' upper layers, as on the host.
+            for entry in entries.values_mut() {
+                if let HostEntry::Dir { uid, gid, .. } = entry {
+                    (*uid, *gid) = (unmapped_to_root(*uid), unmapped_to_root(*gid));
+                }
+            }
+        }
+        HostLayout { entries, private, idmap }
     }
 
     /// What a template shows: the host's paths ([`HostLayout::probe`]), or the paths of
@@ -71,12 +91,24 @@ impl HostLayout {
             .iter()
             .map(|path| (path.clone(), probe_one(&template.source(path))))
             .collect();
-        HostLayout { entries, private: Vec::new() }
+        let idmap = crate::rootless::blocks_inside().is_none();
+        HostLayout { entries, private: Vec::new(), idmap }
     }
 
     /// A layout given explicitly (tests, or a caller that knows better).
     pub fn from_entries(entries: impl IntoIterator<Item = (PathBuf, HostEntry)>) -> HostLayout {
-        HostLayout { entries: entries.into_iter().collect(), private: Vec::new() }
+        HostLayout { entries: entries.into_iter().collect(), private: Vec::new(), idmap: true }
+    }
+
+    /// The same layout, shown with (`true`) or without idmapped mounts.
+    pub fn with_idmap(mut self, idmap: bool) -> HostLayout {
+        self.idmap = idmap;
+        self
+    }
+
+    /// Whether host directories are shown through idmapped mounts (see the field).
+    pub fn idmap(&self) -> bool {
+        self.idmap
     }
 
     /// The same layout with these private entries.
@@ -93,6 +125,12 @@ impl HostLayout {
     pub fn get(&self, path: &Path) -> &HostEntry {
         self.entries.get(path).unwrap_or(&HostEntry::Missing)
     }
+}
+
+/// The overflow id (what a user namespace shows for ids it does not map) as 0.
+fn unmapped_to_root(id: u32) -> u32 {
+    const OVERFLOW_ID: u32 = 65_534;
+    if id == OVERFLOW_ID { 0 } else { id }
 }
 
 /// Walks `dir` (without following symlinks, not into private directories) and collects

@@ -32,6 +32,8 @@ pub mod layout;
 pub mod oci;
 pub mod plan;
 pub mod privileges;
+pub mod requirements;
+pub mod rootless;
 pub mod seccomp;
 pub mod server;
 pub mod spec;

@@ -436,7 +436,7 @@ pub fn build_with_cgroup(
                     steps.extend(resolver_file(&upper, spec.net, root_owned));
                 }
                 let lower = match isolation {
-                    Isolation::Strict { .. } => {
+                    Isolation::Strict { .. } if layout.idmap() => {
                         let staged = state.lower(path);
                         steps.extend([
                             dir(staged.clone(), 0o755),
@@ -447,7 +447,9 @@ pub fn build_with_cgroup(
                         ]);
                         relative(&state, &staged)
                     }
-                    Isolation::Namespaces => spec.template.source(path),
+                    // Rootless: the host's files as they are (owned by ids the sandbox
+                    // does not map, so nobody's inside; see `rootless.rs`).
+                    Isolation::Strict { .. } | Isolation::Namespaces => spec.template.source(path),
                 };
                 steps.extend([
                     own_dir(target.clone(), 0o755),
@@ -609,6 +611,11 @@ pub fn build_with_cgroup(
         steps.extend(ensure_parents(&root, &volume.inside, root_owned));
         steps.push(own_dir(target.clone(), 0o755));
         steps.push(match isolation {
+            Isolation::Strict { .. } if !layout.idmap() => {
+                return Err(Error::RootlessUnsupported {
+                    what: "volumes (shared by sandboxes of different id blocks through idmapped mounts)",
+                });
+            }
             Isolation::Strict { .. } => {
                 Step::MountIdmapped { source: volume.source.clone(), target }
             }

@@ -23,7 +23,7 @@ impl Facts {
         Facts {
             euid: rustix::process::geteuid().as_raw(),
             cap_sys_admin: effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0),
-            user_namespaces: user_namespaces(),
+            user_namespaces: unprivileged_user_namespaces(),
         }
     }
 }
@@ -46,7 +46,10 @@ pub fn classify(facts: &Facts) -> Result<(), Missing> {
 
 /// Whether this process may raise hard rlimits (containers often drop the capability).
 pub fn can_raise_hard_limits() -> bool {
+    // Root of a user's namespace holds the bit, but the kernel checks rlimits against
+    // the host's namespace.
     effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_RESOURCE) != 0)
+        && crate::rootless::blocks_inside().is_none()
 }
 
 /// Checks this process.
@@ -101,7 +104,8 @@ fn effective_caps() -> Option<u64> {
     u64::from_str_radix(hex.trim(), 16).ok()
 }
 
-fn user_namespaces() -> Result<(), String> {
+/// `Ok` when an ordinary user may make user namespaces, else why not.
+pub fn unprivileged_user_namespaces() -> Result<(), String> {
     let read = |path: &str| fs::read_to_string(path).ok().map(|s| s.trim().to_owned());
     match read("/proc/sys/user/max_user_namespaces").as_deref() {
         None => return Err("the kernel has no user namespaces".into()),

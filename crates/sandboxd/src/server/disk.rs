@@ -92,6 +92,20 @@ impl Disk {
         }
     }
 
+    /// Sandboxes' directories on the state directory's own filesystem, without quotas,
+    /// for `reason` (said once, here).
+    pub fn without_quota(state_dir: &Path, reason: &str) -> Disk {
+        tracing::warn!(%reason, "sandboxes run without disk quotas");
+        Disk {
+            root: state_dir.join("sandboxes"),
+            quota: Err(reason.to_owned()),
+            sandbox_mb: rustix::fs::statvfs(state_dir)
+                .map_or(0, |s| s.f_blocks.saturating_mul(s.f_frsize) >> 20),
+            keep_mounted: AtomicBool::new(false),
+            unmounted: AtomicBool::new(false),
+        }
+    }
+
     /// What one sandbox may hold, in MiB: its quota, or with none the size of the
     /// filesystem under the state directory.
     pub fn sandbox_mb(&self) -> u64 {

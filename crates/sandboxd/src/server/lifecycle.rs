@@ -83,6 +83,10 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
         // namespace: its files are owned by host ids, so it keeps that level.
         None => Isolation::Namespaces,
     };
+    if shared.cgroups.is_none() {
+        // No cgroups to hold limits (an ordinary user's daemon): said once at start.
+        return Ok(spec);
+    }
     let defaults = shared.config.defaults;
     let memory_mb = record.memory_mb.unwrap_or(defaults.memory_mb);
     spec.resources = Resources {
@@ -630,7 +634,7 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
     // An earlier daemon that died left its sandboxes' cgroups (empty once their inits are
     // killed below) and pinned networks with their pasta behind.
     let remove_leftovers = |id: &str| {
-        if let Err(e) = shared.cgroups.open(id).remove() {
+        if let Some(Err(e)) = shared.cgroups.as_ref().map(|cgroups| cgroups.open(id).remove()) {
             tracing::warn!(sandbox = %id, error = %e, "removing a leftover sandbox cgroup");
         }
         super::network::clean_up(&shared.config.state_dir.join(NETNS_DIR), id);
@@ -638,7 +642,9 @@ pub fn recover(shared: &Shared) -> anyhow::Result<Vec<super::registry::Record>> 
     // A sandbox an earlier daemon paused with its memory is frozen: thawed, its init can
     // die of the SIGKILL below (its processes cannot outlive their daemon).
     let thaw = |id: &str| {
-        let _ = shared.cgroups.open(id).thaw();
+        if let Some(cgroups) = &shared.cgroups {
+            let _ = cgroups.open(id).thaw();
+        }
     };
     for name in orphans {
         thaw(&name);

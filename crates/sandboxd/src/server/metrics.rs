@@ -91,7 +91,8 @@ pub(crate) async fn sampler(shared: Arc<Shared>, tick: Duration) {
 }
 
 fn sample(shared: &Shared, slot: &super::registry::Slot) {
-    let usage = match shared.cgroups.open(&slot.id).usage() {
+    let Some(cgroups) = &shared.cgroups else { return };
+    let usage = match cgroups.open(&slot.id).usage() {
         Ok(usage) => usage,
         Err(e) => {
             tracing::debug!(sandbox = %slot.id, error = %e, "no metrics sample");

@@ -46,6 +46,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::cgroup::Cgroups;
 use crate::launch::Launcher;
+use crate::requirements::{MissingTools, Need};
 use crate::spec::{IdRange, Isolation, IsolationLevel};
 use crate::template::Templates;
 use registry::{Phase, Slot, Store};
@@ -98,6 +99,9 @@ pub struct Config {
     pub isolation: IsolationLevel,
     /// First host uid of the uid blocks handed to sandboxes (strict isolation).
     pub id_base: u32,
+    /// How many blocks there are from `id_base` (None: up to the end of the id space).
+    /// A daemon run by an ordinary user has the blocks of its subordinate ids.
+    pub id_blocks: Option<u32>,
     /// Limits of a sandbox whose create request names none (each in its own cgroup).
     pub defaults: SandboxDefaults,
     /// Sandboxes kept started ahead of demand per template (0: none); see `pool.rs`.
@@ -149,6 +153,7 @@ impl Config {
             metrics_tick: Duration::from_secs(5),
             isolation: IsolationLevel::Strict,
             id_base: IdRange::DEFAULT_BASE,
+            id_blocks: None,
             defaults: SandboxDefaults::default(),
             pool: 0,
             net: crate::spec::Net::Private,
@@ -166,7 +171,9 @@ pub(crate) struct Shared {
     store: Store,
     launcher: Launcher,
     envd_binary: PathBuf,
-    cgroups: Arc<Cgroups>,
+    /// None where the daemon may not make cgroups (an ordinary user's, without a
+    /// delegated hierarchy): sandboxes then run without limits.
+    cgroups: Option<Arc<Cgroups>>,
     /// Read-only layers every sandbox sees at `/.dsh/layers`.
     layers: layers::Layers,
     /// Where sandboxes keep their files, with a quota each when the host allows.
@@ -261,10 +268,16 @@ impl Shared {
                         Isolation::Namespaces => None,
                     })
                     .collect();
-                let ids = (0..)
+                let blocks = self.config.id_blocks.unwrap_or(u32::MAX);
+                let ids = (0..blocks)
                     .map_while(|slot| IdRange::slot(self.config.id_base, slot))
                     .find(|ids| !taken.contains(&ids.host_base))
-                    .context("every uid block is taken: kill some sandboxes")?;
+                    .with_context(|| match self.config.id_blocks {
+                        Some(blocks) => format!(
+                            "every uid block is taken (the user's subordinate ids hold {blocks}): kill some sandboxes, or give the user a larger range in /etc/subuid and /etc/subgid"
+                        ),
+                        None => "every uid block is taken: kill some sandboxes".to_owned(),
+                    })?;
                 Isolation::Strict { ids }
             }
         };
@@ -396,13 +409,36 @@ impl Daemon {
         for arg in &config.init_args {
             launcher = launcher.init_arg(arg.clone());
         }
-        let cgroups = Arc::new(
-            Cgroups::probe(CGROUP_PARENT)
-                .context("local sandboxes need cgroups for their limits (memory, pids, CPU)")?,
-        );
-        launcher = launcher.cgroups(cgroups.clone());
-        if config.net == crate::spec::Net::Private {
-            network::check_tools()?;
+        // An ordinary user's daemon (in its own user namespace, see `rootless.rs`).
+        let rootless_blocks = crate::rootless::blocks_inside();
+        if let Some(blocks) = rootless_blocks {
+            config.id_base = crate::rootless::BLOCKS_START;
+            config.id_blocks = Some(blocks);
+        }
+        let cgroups = match rootless_blocks {
+            Some(_) => {
+                tracing::warn!(
+                    "running as an ordinary user: sandboxes get no cgroup limits (memory, processes, CPU), no pause that keeps memory and no metrics (see docs/sandboxes.md#rootless)"
+                );
+                None
+            }
+            None => Some(Arc::new(
+                Cgroups::probe(CGROUP_PARENT)
+                    .context("local sandboxes need cgroups for their limits (memory, pids, CPU)")?,
+            )),
+        };
+        if let Some(cgroups) = &cgroups {
+            launcher = launcher.cgroups(cgroups.clone());
+        }
+        // Every program the daemon will run, checked together so one refusal names them
+        // all (`dsh doctor` reads the same list).
+        let needs: &[Need] =
+            if config.net == crate::spec::Net::Private { &[Need::Network] } else { &[] };
+        let missing = crate::requirements::missing(needs, None);
+        if !missing.is_empty() {
+            return Err(anyhow::Error::new(MissingTools(missing))).context(
+                "the local sandbox daemon cannot start (`dsh doctor --fix` installs what is missing; [sandboxd] net = \"none\" runs sandboxes without a network instead)",
+            );
         }
         if config.isolation == IsolationLevel::Strict {
             crate::privileges::check_strict().context("strict isolation is not available")?;
@@ -419,7 +455,13 @@ impl Daemon {
         let envd_binary = std::fs::canonicalize(&envd_binary)
             .with_context(|| format!("resolving {}", envd_binary.display()))?;
         // Before the records are read: with quotas they live in the disk image.
-        let disk = disk::Disk::open(&state_dir, config.defaults.disk_mb, config.disk_image_mb);
+        let disk = match rootless_blocks {
+            Some(_) => disk::Disk::without_quota(
+                &state_dir,
+                "running as an ordinary user: the btrfs image behind disk quotas needs root to mount",
+            ),
+            None => disk::Disk::open(&state_dir, config.defaults.disk_mb, config.disk_image_mb),
+        };
         let store = Store::open(&state_dir)?;
         let envd_binary = share_program(&state_dir, &envd_binary)?;
         launcher = launcher.shared_program_dir(state_dir.join(PROGRAM_DIR));

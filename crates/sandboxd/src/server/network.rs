@@ -280,21 +280,6 @@ pub struct Attached {
 pub const PASTA: &str = "pasta";
 pub const NFT: &str = "nft";
 
-/// Checks that pasta and nft are installed (the daemon refuses to start without them
-/// when sandboxes get private networks).
-pub fn check_tools() -> anyhow::Result<()> {
-    for (tool, package) in [(PASTA, "passt"), (NFT, "nftables")] {
-        let found = std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()));
-        if !found {
-            bail!(
-                "private sandbox networks need `{tool}` on PATH: install the `{package}` package (apt-get install {package}), or set [sandboxd] net = \"none\""
-            );
-        }
-    }
-    Ok(())
-}
-
 impl Attached {
     /// Makes a network namespace for sandbox `id`, pinned under `dir` (the sandbox's init
     /// joins it), and starts loading `egress` and attaching pasta in the background, so
