@@ -201,7 +201,7 @@ pub fn checks() -> Vec<Check> {
     let mut checks = if host_root {
         vec![namespaces(), strict_isolation(), cgroups()]
     } else {
-        vec![rootless(), strict_isolation(), cgroups_as_user()]
+        vec![rootless(), strict_isolation(), cgroups_as_user(), tun()]
     };
     // The host programs the daemon runs, from the one list it checks at start.
     for tool in requirements::system_tools() {
@@ -330,6 +330,19 @@ fn rootless() -> Check {
     }
 }
 
+/// An ordinary user's pasta opens the tun device itself.
+fn tun() -> Check {
+    match dsh_sandboxd::rootless::tun_usable() {
+        Ok(()) => Check::ok("tun device", "/dev/net/tun is open to this user (pasta needs it)"),
+        Err(why) => Check::bad(
+            "tun device",
+            Status::Fail,
+            why,
+            "as root: chmod 0666 /dev/net/tun (or run sandboxes with [sandboxd] net = \"none\")",
+        ),
+    }
+}
+
 fn cgroups_as_user() -> Check {
     Check::bad(
         "cgroups",
@@ -352,15 +365,13 @@ fn namespaces() -> Check {
 }
 
 fn strict_isolation() -> Check {
-    let strict = if dsh_sandboxd::rootless::is_host_root() {
-        dsh_sandboxd::privileges::check_strict()
-    } else {
-        // An ordinary user's namespace is checked above; the kernel's part is the same.
-        dsh_sandboxd::privileges::strict_supported(
-            &std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default(),
-            std::fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().as_deref(),
-        )
-    };
+    if !dsh_sandboxd::rootless::is_host_root() {
+        return Check::ok(
+            "strict isolation",
+            "a user namespace per sandbox (root inside is a subordinate id of this user on the host); the host's files show as nobody's inside",
+        );
+    }
+    let strict = dsh_sandboxd::privileges::check_strict();
     match strict {
         Ok(()) => Check::ok(
             "strict isolation",

@@ -103,7 +103,15 @@ pub async fn run(args: TourArgs, printer: Printer) -> anyhow::Result<ExitCode> {
     })
     .await;
     let Some(workbench) = workbench.filter(|_| opened) else {
-        return finish(printer, String::new(), None, steps, started);
+        // Nothing opened: name the backend it was asked to open.
+        let intended = if args.backend == "e2b" {
+            "E2B cloud"
+        } else if args.daemon.configured() {
+            "local sandbox daemon"
+        } else {
+            "local sandbox (embedded dsh-sandboxd)"
+        };
+        return finish(printer, intended.to_owned(), None, steps, started);
     };
     let registry = workbench.registry(OWNER);
     // Every step runs even after one fails, so the report shows the whole picture.
@@ -134,11 +142,14 @@ fn finish(
     let report = TourReport { ok: failed_step.is_none(), backend, sandbox_id, steps, failed_step };
     printer.print(&report, || {
         let mut lines = vec![format!(
-            "\n{} in {:.1} s on {} (sandbox {})",
+            "\n{} in {:.1} s on {} ({})",
             if report.ok { "tour passed" } else { "tour FAILED" },
             started.elapsed().as_secs_f64(),
             report.backend,
-            report.sandbox_id.as_deref().unwrap_or("-")
+            match &report.sandbox_id {
+                Some(id) => format!("sandbox {id}"),
+                None => "no sandbox was opened".to_owned(),
+            }
         )];
         for step in &report.steps {
             lines.push(format!(

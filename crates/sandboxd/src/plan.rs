@@ -349,6 +349,10 @@ pub fn build_with_cgroup(
     program_inside(program)?;
     let at = |inside: &str| in_root(&root, Path::new(inside));
     let isolation = spec.isolation;
+    if !layout.idmap() && !spec.net.is_own_namespace() {
+        // sysfs can be mounted only for a network namespace the user's owns.
+        return Err(Error::RootlessUnsupported { what: "sandboxes sharing the host's network" });
+    }
     // Host owner of ids inside the sandbox (the same ids without a user namespace).
     let owner = |uid: u32, gid: u32| Some((isolation.host_id(uid), isolation.host_id(gid)));
     let root_owned = owner(0, 0);

@@ -204,6 +204,22 @@ pub unsafe fn add_system_dirs_to_path() {
     }
 }
 
+/// The device pasta opens for a private network; root opens it whatever its mode.
+pub const TUN_DEVICE: &str = "/dev/net/tun";
+
+/// Whether this process may open [`TUN_DEVICE`] (an ordinary user's pasta must); else
+/// what to do.
+pub fn tun_usable() -> Result<(), String> {
+    // SAFETY: access reads the NUL-terminated path only.
+    if unsafe { libc::access(c"/dev/net/tun".as_ptr(), libc::R_OK | libc::W_OK) } == 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "{TUN_DEVICE} is not open to this user ({}), and pasta needs it for the sandboxes' private networks; as root: chmod 0666 {TUN_DEVICE} (udev's default mode for it)",
+        io::Error::last_os_error()
+    ))
+}
+
 /// What [`enter`] did.
 #[derive(Debug)]
 pub enum Entered {

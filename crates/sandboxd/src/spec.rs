@@ -149,7 +149,18 @@ impl IdRange {
         // FNV-1a: stable across builds and platforms, unlike std's hasher.
         let hash =
             id.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
-        IdRange { host_base: Self::DEFAULT_BASE + (hash % Self::SLOTS) * Self::SIZE }
+        let (base, slots) = Self::blocks_of_this_process();
+        IdRange { host_base: base + (hash % slots.max(1)) * Self::SIZE }
+    }
+
+    /// Where this process's blocks start and how many there are: from
+    /// [`IdRange::DEFAULT_BASE`] up to 2^31 as root, the subordinate ids' blocks in an
+    /// ordinary user's namespace (see `rootless.rs`).
+    pub fn blocks_of_this_process() -> (u32, u32) {
+        match crate::rootless::blocks_inside() {
+            Some(blocks) => (crate::rootless::BLOCKS_START, blocks),
+            None => (Self::DEFAULT_BASE, Self::SLOTS),
+        }
     }
 }
 

@@ -411,6 +411,11 @@ impl Daemon {
         }
         // An ordinary user's daemon (in its own user namespace, see `rootless.rs`).
         let rootless_blocks = crate::rootless::blocks_inside();
+        if rootless_blocks.is_some() && config.net == crate::spec::Net::Private {
+            crate::rootless::tun_usable().map_err(anyhow::Error::msg).context(
+                "the local sandbox daemon cannot start ([sandboxd] net = \"none\" runs sandboxes without a network instead)",
+            )?;
+        }
         if let Some(blocks) = rootless_blocks {
             config.id_base = crate::rootless::BLOCKS_START;
             config.id_blocks = Some(blocks);

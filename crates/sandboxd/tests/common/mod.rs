@@ -12,7 +12,15 @@ use dsh_sandboxd::{Launcher, Output, Payload, SandboxProcess, SandboxSpec, Templ
 use tempfile::TempDir;
 
 pub fn launcher() -> Launcher {
-    Launcher::new(env!("CARGO_BIN_EXE_dsh-sandbox-init"))
+    Launcher::new(init_binary())
+}
+
+/// The sandbox init: the one cargo built, or `$DSH_SANDBOX_INIT` (scripts/test's rootless
+/// step runs this suite as a user who may not reach the build directory).
+pub fn init_binary() -> PathBuf {
+    std::env::var_os("DSH_SANDBOX_INIT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init")))
 }
 
 /// A unique name for this test process: sandbox ids and host marker files.
@@ -25,7 +33,11 @@ pub fn unique(prefix: &str) -> String {
 /// (kept alive by the returned guard).
 pub fn base_spec(prefix: &str) -> (TempDir, SandboxSpec) {
     let dir = tempfile::Builder::new().prefix("dsh-sandboxd-test-").tempdir().unwrap();
-    let spec = SandboxSpec::new(unique(prefix), dir.path().join("state"), Template::base());
+    let mut spec = SandboxSpec::new(unique(prefix), dir.path().join("state"), Template::base());
+    if dsh_sandboxd::rootless::blocks_inside().is_some() {
+        // An ordinary user's sandboxes cannot share the host's network (see plan.rs).
+        spec.net = dsh_sandboxd::Net::None;
+    }
     (dir, spec)
 }
 

@@ -17,7 +17,7 @@ use tempfile::TempDir;
 use super::probe::{HostPath, hex, hex_paths};
 
 fn envd_binary() -> PathBuf {
-    let init = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init"));
+    let init = crate::common::init_binary();
     let path = std::env::var_os("DSH_ENVD_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| init.parent().unwrap().join("dsh-envd"));
@@ -43,7 +43,7 @@ impl Harness {
         let mut config = DaemonConfig::new(dir.path().join("state"));
         config.net = net;
         config.listen = "127.0.0.1:0".parse().unwrap();
-        config.init_binary = Some(PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init")));
+        config.init_binary = Some(crate::common::init_binary());
         config.envd_binary = Some(envd_binary());
         config.reaper_tick = Duration::from_millis(100);
         config.envd_start_timeout = envd_start_timeout;
@@ -280,8 +280,9 @@ async fn the_api_key_and_another_sandboxs_token_are_out_of_reach() {
         uid.split_whitespace().next().unwrap().parse::<u32>().unwrap()
     };
     let (uid_a, uid_b) = (envd_uid(&a), envd_uid(&b));
-    assert!(uid_a >= dsh_sandboxd::IdRange::DEFAULT_BASE, "{uid_a}");
-    assert!(uid_b >= dsh_sandboxd::IdRange::DEFAULT_BASE, "{uid_b}");
+    let (first_block, _) = dsh_sandboxd::IdRange::blocks_of_this_process();
+    assert!(uid_a >= first_block, "{uid_a}");
+    assert!(uid_b >= first_block, "{uid_b}");
     assert!(
         uid_a.abs_diff(uid_b) >= dsh_sandboxd::IdRange::SIZE,
         "{uid_a} and {uid_b} share a block"
@@ -423,7 +424,8 @@ async fn sudo_gives_user_the_sandboxs_root_and_nothing_of_the_hosts() {
     )
     .unwrap();
     let base = record["isolation"]["ids"]["hostBase"].as_u64().unwrap();
-    assert!(base >= u64::from(dsh_sandboxd::IdRange::DEFAULT_BASE), "{base}");
+    let (first_block, _) = dsh_sandboxd::IdRange::blocks_of_this_process();
+    assert!(base >= u64::from(first_block), "{base}");
 
     // Inside: root, of a user namespace mapping it to the block; the sleep it leaves
     // behind (sudo kills nothing of a command that ended normally) is looked at from

@@ -16,7 +16,7 @@ use crate::common::{Shell, base_spec, run_ok, unique};
 fn host_paths(dir: &Path, state: &Path) -> Vec<(&'static str, PathBuf)> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let workspace = manifest.parent().and_then(Path::parent).unwrap().to_owned();
-    let init = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sandbox-init"));
+    let init = crate::common::init_binary();
     let target = init.parent().unwrap().to_owned();
     vec![
         ("state dir", state.to_owned()),

@@ -228,7 +228,8 @@ pub fn assert_lines(got: &str, expected: &str, stderr: &str) {
 
 /// A strict spec in uid block `slot` (so that tests that compare host uids know them).
 pub fn in_slot(spec: &mut SandboxSpec, slot: u32) -> u32 {
-    let ids = IdRange::slot(IdRange::DEFAULT_BASE, slot).unwrap();
+    let (base, _) = IdRange::blocks_of_this_process();
+    let ids = IdRange::slot(base, slot).unwrap();
     spec.isolation = Isolation::Strict { ids };
     ids.host_base
 }
