@@ -343,13 +343,32 @@ fn tun() -> Check {
     }
 }
 
+/// An ordinary user's daemon has limits only in a cgroup delegated to the user.
 fn cgroups_as_user() -> Check {
-    Check::bad(
-        "cgroups",
-        Status::Warn,
-        "as an ordinary user the daemon makes no cgroups: sandboxes run without memory, process and CPU limits",
-        "run dsh as root for limits (see docs/sandboxes.md#rootless)",
-    )
+    let delegated = std::fs::read_to_string("/proc/self/cgroup").ok().and_then(|own| {
+        // v2: the one hierarchy; v1: the memory controller's (pids and cpu go with it).
+        let path = own.lines().find_map(|line| {
+            let mut fields = line.splitn(3, ':');
+            let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+            match controllers {
+                "" => Some(format!("/sys/fs/cgroup{path}")),
+                c if c.split(',').any(|c| c == "memory") => {
+                    Some(format!("/sys/fs/cgroup/memory{path}"))
+                }
+                _ => None,
+            }
+        })?;
+        rustix::fs::access(path.as_str(), rustix::fs::Access::WRITE_OK).ok().map(|()| path)
+    });
+    match delegated {
+        Some(path) => Check::ok("cgroups", format!("{path} is delegated to this user: limits on")),
+        None => Check::bad(
+            "cgroups",
+            Status::Warn,
+            "this user's cgroup is not delegated to it: sandboxes run without memory, process and CPU limits",
+            "run dsh in a delegated cgroup (systemd: a user service with Delegate=yes), or as root (see docs/sandboxes.md#rootless)",
+        ),
+    }
 }
 
 fn namespaces() -> Check {

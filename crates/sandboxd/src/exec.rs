@@ -109,7 +109,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
         }
         Step::Chdir { path } => sys.chdir(path),
         Step::MountIdmapped { source, target } => sys.mount_idmapped(source, target),
-        Step::MountOverlay { lower, upper, work, target, flags } => {
+        Step::MountOverlay { lower, upper, work, target, flags, user_xattr } => {
             let mut options = format!("lowerdir={}", lower.display());
             if let (Some(upper), Some(work)) = (upper, work) {
                 options.push_str(&format!(
@@ -117,6 +117,9 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
                     upper.display(),
                     work.display()
                 ));
+            }
+            if *user_xattr {
+                options.push_str(",userxattr");
             }
             sys.mount(Some(Path::new("overlay")), target, Some("overlay"), *flags, Some(&options))
         }

@@ -25,8 +25,9 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use crate::exec;
+use crate::plan::Step;
 use crate::seccomp;
-use crate::syscall::LinuxSyscall;
+use crate::syscall::{LinuxSyscall, Resource};
 use crate::wire::{CONTROL_FD, InitConfig, Report};
 
 /// Signals pid 1 passes on to the payload's process group.
@@ -83,8 +84,19 @@ fn run() -> Result<i32, String> {
     let config: InitConfig =
         serde_json::from_slice(&raw).map_err(|e| format!("decoding the plan: {e}"))?;
 
+    // RLIMIT_NPROC is set in the payload, once it is the sandbox's root: set here it
+    // would count the init's own user's processes at the payload's fork (a daemon of an
+    // ordinary user runs as that user, whose other processes would use up the limit).
+    let (nproc, steps): (Vec<Step>, Vec<Step>) = config
+        .steps
+        .into_iter()
+        .partition(|step| matches!(step, Step::SetRlimit { resource: Resource::Nproc, .. }));
+    let nproc = nproc.iter().find_map(|step| match step {
+        Step::SetRlimit { limit, .. } => Some(*limit),
+        _ => None,
+    });
     let sys = LinuxSyscall::new();
-    if let Err(failure) = exec::apply(&sys, &config.steps) {
+    if let Err(failure) = exec::apply(&sys, &steps) {
         send(
             &mut control,
             &Report::SetupFailed {
@@ -122,8 +134,16 @@ fn run() -> Result<i32, String> {
             if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
-            if let Some(filters) = &filters {
+            if filters.is_some() {
                 become_namespace_root(user_namespace)?;
+            }
+            if let Some(limit) = nproc {
+                let limit = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                if libc::setrlimit(libc::RLIMIT_NPROC, &limit) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(filters) = &filters {
                 seccomp::drop_privileges()?;
                 seccomp::install(filters)?;
             }

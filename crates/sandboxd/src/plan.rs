@@ -161,13 +161,17 @@ pub enum Step {
         source: PathBuf,
         target: PathBuf,
     },
-    /// An overlay; without `upper` (and `work`) it is read-only.
+    /// An overlay; without `upper` (and `work`) it is read-only. `user_xattr`: its
+    /// bookkeeping in `user.*` extended attributes, as a user's namespace must (in
+    /// `trusted.*` it cannot, and directories holding mounts could not be renamed).
     MountOverlay {
         lower: PathBuf,
         upper: Option<PathBuf>,
         work: Option<PathBuf>,
         target: PathBuf,
         flags: MountFlags,
+        #[serde(default)]
+        user_xattr: bool,
     },
     Bind {
         source: PathBuf,
@@ -401,6 +405,7 @@ pub fn build_with_cgroup(
         own_dir(state.root_upper(), 0o755),
         dir(state.root_work(), 0o700),
         Step::MountOverlay {
+            user_xattr: false,
             lower: relative(&state, &empty),
             upper: Some(relative(&state, &state.root_upper())),
             work: Some(relative(&state, &state.root_work())),
@@ -429,6 +434,19 @@ pub fn build_with_cgroup(
                     owner: owner(*uid, *gid),
                 });
                 steps.push(dir(state.work(path), 0o700));
+                if path == Path::new("/usr") && !layout.idmap() {
+                    // Rootless: the host's directories are nobody's inside, and overlayfs
+                    // cannot copy them up for root inside to write in. Where envd plants
+                    // `sudo` and command aliases, and `npm -g` or `pip` install programs,
+                    // the sandbox's root owns the directory (its upper layer's).
+                    for sub in ["local", "local/bin", "local/lib", "local/share"] {
+                        steps.push(Step::MakeDir {
+                            path: upper.join(sub),
+                            mode: 0o755,
+                            owner: root_owned,
+                        });
+                    }
+                }
                 if path == Path::new("/etc") {
                     steps.extend(account_files(
                         &upper,
@@ -458,6 +476,7 @@ pub fn build_with_cgroup(
                 steps.extend([
                     own_dir(target.clone(), 0o755),
                     Step::MountOverlay {
+                        user_xattr: false,
                         lower,
                         upper: Some(relative(&state, &upper)),
                         work: Some(relative(&state, &state.work(path))),
@@ -586,6 +605,7 @@ pub fn build_with_cgroup(
             dir(work.clone(), 0o700),
             own_dir(at(inside), *mode),
             Step::MountOverlay {
+                user_xattr: false,
                 lower: relative(&state, &empty),
                 upper: Some(relative(&state, upper)),
                 work: Some(relative(&state, &work)),
@@ -599,6 +619,7 @@ pub fn build_with_cgroup(
     steps.extend([
         own_dir(at(PROGRAM_DIR), 0o755),
         Step::MountOverlay {
+            user_xattr: false,
             // A read-only overlay needs two lower layers.
             lower: PathBuf::from(format!(
                 "{PROGRAM_LINK_DIR}:{}",
@@ -661,6 +682,13 @@ pub fn build_with_cgroup(
         ]);
     }
     steps.push(Step::PivotRoot { new_root: root });
+    if !layout.idmap() {
+        for step in &mut steps {
+            if let Step::MountOverlay { upper: Some(_), user_xattr, .. } = step {
+                *user_xattr = true;
+            }
+        }
+    }
 
     for (resource, limit) in spec.limits.entries() {
         if let Some(limit) = limit {

@@ -109,7 +109,7 @@ fn render(steps: &[Step]) -> String {
             Step::MountIdmapped { source, target } => {
                 format!("idmap {} at {}", source.display(), target.display())
             }
-            Step::MountOverlay { lower, upper, work, target, flags } => {
+            Step::MountOverlay { lower, upper, work, target, flags, .. } => {
                 let mut line = format!("overlay {} lower={}", target.display(), lower.display());
                 if let (Some(upper), Some(work)) = (upper, work) {
                     line.push_str(&format!(" upper={} work={}", upper.display(), work.display()));

@@ -411,6 +411,11 @@ impl Daemon {
         }
         // An ordinary user's daemon (in its own user namespace, see `rootless.rs`).
         let rootless_blocks = crate::rootless::blocks_inside();
+        if rootless_blocks.is_some() && config.net == crate::spec::Net::Host {
+            bail!(
+                "sandboxes sharing the host's network need a daemon run as root (sysfs is mounted only for a network namespace the user's owns): use [sandboxd] net = \"private\" or \"none\""
+            );
+        }
         if rootless_blocks.is_some() && config.net == crate::spec::Net::Private {
             crate::rootless::tun_usable().map_err(anyhow::Error::msg).context(
                 "the local sandbox daemon cannot start ([sandboxd] net = \"none\" runs sandboxes without a network instead)",
@@ -421,12 +426,19 @@ impl Daemon {
             config.id_blocks = Some(blocks);
         }
         let cgroups = match rootless_blocks {
-            Some(_) => {
-                tracing::warn!(
-                    "running as an ordinary user: sandboxes get no cgroup limits (memory, processes, CPU), no pause that keeps memory and no metrics (see docs/sandboxes.md#rootless)"
-                );
-                None
-            }
+            // An ordinary user's daemon has limits where its cgroup was delegated to the
+            // user (systemd's `Delegate=yes` for a user service, or a directory root
+            // gave it); elsewhere it may make none.
+            Some(_) => match Cgroups::probe(CGROUP_PARENT) {
+                Ok(cgroups) => Some(Arc::new(cgroups)),
+                Err(e) => {
+                    tracing::warn!(
+                        error = %e,
+                        "running as an ordinary user without a delegated cgroup: sandboxes get no cgroup limits (memory, processes, CPU), no pause that keeps memory and no metrics (see docs/sandboxes.md#rootless)"
+                    );
+                    None
+                }
+            },
             None => Some(Arc::new(
                 Cgroups::probe(CGROUP_PARENT)
                     .context("local sandboxes need cgroups for their limits (memory, pids, CPU)")?,

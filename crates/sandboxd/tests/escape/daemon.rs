@@ -39,6 +39,13 @@ impl Harness {
     }
 
     async fn start_with(envd_start_timeout: Duration, net: dsh_sandboxd::Net) -> Harness {
+        Harness::try_start_with(envd_start_timeout, net).await.unwrap()
+    }
+
+    async fn try_start_with(
+        envd_start_timeout: Duration,
+        net: dsh_sandboxd::Net,
+    ) -> anyhow::Result<Harness> {
         let dir = tempfile::Builder::new().prefix("dsh-escape-daemon-").tempdir().unwrap();
         let mut config = DaemonConfig::new(dir.path().join("state"));
         config.net = net;
@@ -47,8 +54,8 @@ impl Harness {
         config.envd_binary = Some(envd_binary());
         config.reaper_tick = Duration::from_millis(100);
         config.envd_start_timeout = envd_start_timeout;
-        let daemon = Daemon::start(config).await.unwrap();
-        Harness { dir, daemon: Some(daemon), http: reqwest::Client::new() }
+        let daemon = Daemon::start(config).await?;
+        Ok(Harness { dir, daemon: Some(daemon), http: reqwest::Client::new() })
     }
 
     fn daemon(&self) -> &Daemon {
@@ -302,6 +309,19 @@ async fn a_symlink_left_in_var_does_not_make_the_daemon_chown_a_host_path() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     // The address file in /var exists only on the host's network (where envd picks a
     // free port and says which); that is where the daemon touches the sandbox's /var.
+    if dsh_sandboxd::rootless::blocks_inside().is_some() {
+        // An ordinary user's daemon gives no sandbox the host's network: the path this
+        // attack takes does not exist there.
+        let refused = Harness::try_start_with(Duration::from_secs(3), dsh_sandboxd::Net::Host)
+            .await
+            .err()
+            .expect("a rootless daemon with the host's network");
+        assert_eq!(
+            refused.to_string(),
+            "sandboxes sharing the host's network need a daemon run as root (sysfs is mounted only for a network namespace the user's owns): use [sandboxd] net = \"private\" or \"none\""
+        );
+        return;
+    }
     let h = Harness::start_with(Duration::from_secs(3), dsh_sandboxd::Net::Host).await;
     let target = HostPath::dir(h.dir.path().join("host-dir"));
     std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o700)).unwrap();

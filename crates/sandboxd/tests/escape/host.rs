@@ -35,8 +35,12 @@ fn no_host_path_or_host_only_file_is_visible() {
     let state = fs::canonicalize(&spec.state_dir).unwrap();
     let tmp_marker =
         HostPath::file(std::env::temp_dir().join(unique("dsh-escape-marker")), "secret");
-    let root_marker =
-        HostPath::file(Path::new("/root").join(unique(".dsh-escape-marker")), "secret");
+    // Root's home; rootless, the daemon's user's (what a rootless sandbox must not see).
+    let private_home = match dsh_sandboxd::rootless::blocks_inside() {
+        None => PathBuf::from("/root"),
+        Some(_) => PathBuf::from(std::env::var_os("HOME").unwrap()),
+    };
+    let root_marker = HostPath::file(private_home.join(unique(".dsh-escape-marker")), "secret");
     let forbidden = host_paths(dir.path(), &state);
     // Hex-encoded: the probe is part of the shell's command line (/proc/3/cmdline), which
     // must not hold the paths it looks for.
@@ -67,7 +71,7 @@ out("leaks(every readable cmdline and environ)", leaks("\n".join(everything)))
 for label, path in NEEDLES:
     out(f"exists({{label}})", os.path.exists(path))
 out("exists(host /tmp marker)", os.path.exists({tmp:?}))
-out("exists(host /root marker)", os.path.exists({root:?}))
+out("exists(host home marker)", os.path.exists({root:?}))
 for path in ("/tmp", "/root", "/run", "/var/tmp"):
     out(f"listdir({{path}})", attempt(lambda: ",".join(sorted(os.listdir(path))) or "empty"))
 "#,
@@ -95,7 +99,7 @@ for path in ("/tmp", "/root", "/run", "/var/tmp"):
     rows.push(("leaks(every readable cmdline and environ)".into(), "none", "none"));
     rows.extend(forbidden.iter().map(|(label, _)| (format!("exists({label})"), "False", "False")));
     rows.push(("exists(host /tmp marker)".into(), "False", "False"));
-    rows.push(("exists(host /root marker)".into(), "False", "False"));
+    rows.push(("exists(host home marker)".into(), "False", "False"));
     rows.push(("listdir(/tmp)".into(), "empty", "empty"));
     rows.push(("listdir(/root)".into(), "empty", "EACCES"));
     rows.push(("listdir(/run)".into(), "dsh-probe.py", "dsh-probe.py"));
@@ -107,22 +111,34 @@ for path in ("/tmp", "/root", "/run", "/var/tmp"):
 /// Root inside owns the shown host directories (through the idmapped lower layers) and
 /// may write there, but every write lands in the sandbox's upper layer, owned on the host
 /// by the sandbox's ids, never by host root; ids outside the block cannot be set.
+///
+/// Rootless (an ordinary user's daemon, no idmapped layers), the host's files are
+/// nobody's inside (65534) and not root's to write; root inside writes where the
+/// sandbox's root owns the upper layer (`/etc`, `/usr/local/bin`), with the same result.
 #[test]
 fn writes_land_in_the_state_directory_under_the_sandboxs_own_host_ids() {
     let (_dir, spec) = base_spec("writes");
     let base = host_base(&spec);
     let name = unique("dsh-escape-probe");
+    let rootless = dsh_sandboxd::rootless::blocks_inside().is_some();
+    // Where root inside may write a program; its upper-layer directory on the host.
+    let (bin, upper_bin) = match rootless {
+        false => ("/usr/bin", "overlay/usr/upper/bin"),
+        true => ("/usr/local/bin", "overlay/usr/upper/local/bin"),
+    };
     let body = format!(
         r#"
 NAME = {name:?}
+BIN = {bin:?}
 def touch(path):
     open(path, "a").close()
 if ROLE == "root":
     out("touch(/usr/bin/NAME)", attempt(lambda: touch(f"/usr/bin/{{NAME}}")))
+    out("touch(BIN/NAME)", attempt(lambda: touch(f"{{BIN}}/{{NAME}}")))
     out("touch(/etc/NAME)", attempt(lambda: touch(f"/etc/{{NAME}}")))
     out("chown(/etc/NAME, 1000)", attempt(lambda: os.chown(f"/etc/{{NAME}}", 1000, 1000)))
-    out("chown(/usr/bin/NAME, 65536)", attempt(lambda: os.chown(f"/usr/bin/{{NAME}}", 65536, 65536)))
-    out("owner(/usr/bin/NAME)", os.stat(f"/usr/bin/{{NAME}}").st_uid)
+    out("chown(BIN/NAME, 65536)", attempt(lambda: os.chown(f"{{BIN}}/{{NAME}}", 65536, 65536)))
+    out("owner(BIN/NAME)", os.stat(f"{{BIN}}/{{NAME}}").st_uid)
     out("owner(/usr/bin/python3)", os.stat("/usr/bin/python3").st_uid)
 else:
     out("touch(/usr/bin/NAME)", attempt(lambda: touch(f"/usr/bin/{{NAME}}-user")))
@@ -136,13 +152,15 @@ else:
         &done,
         &expected_each(
             &[
-                ("touch(/usr/bin/NAME)", "ok"),
+                ("touch(/usr/bin/NAME)", if rootless { "EACCES" } else { "ok" }),
+                ("touch(BIN/NAME)", "ok"),
                 ("touch(/etc/NAME)", "ok"),
                 ("chown(/etc/NAME, 1000)", "ok"),
                 // Ids outside the block do not exist inside.
-                ("chown(/usr/bin/NAME, 65536)", "EINVAL"),
-                ("owner(/usr/bin/NAME)", "0"),
-                ("owner(/usr/bin/python3)", "0"),
+                ("chown(BIN/NAME, 65536)", "EINVAL"),
+                ("owner(BIN/NAME)", "0"),
+                // Host root's: root's inside, or nobody's in a user's namespace.
+                ("owner(/usr/bin/python3)", if rootless { "65534" } else { "0" }),
             ],
             &[
                 ("touch(/usr/bin/NAME)", "EACCES"),
@@ -153,9 +171,12 @@ else:
         ),
     );
     // Nothing reached the host's own directories...
-    for path in
-        [format!("/usr/bin/{name}"), format!("/etc/{name}"), format!("/usr/bin/{name}-user")]
-    {
+    for path in [
+        format!("/usr/bin/{name}"),
+        format!("/usr/local/bin/{name}"),
+        format!("/etc/{name}"),
+        format!("/usr/bin/{name}-user"),
+    ] {
         assert!(!Path::new(&path).exists(), "{path} appeared on the host");
     }
     // ... and the upper layers hold the files under the block's ids.
@@ -165,12 +186,12 @@ else:
         (meta.uid(), meta.gid())
     };
     let state = &spec.state_dir;
-    assert_eq!(owner(state.join("overlay/usr/upper/bin").join(&name)), (base, base));
+    assert_eq!(owner(state.join(upper_bin).join(&name)), (base, base));
     assert_eq!(owner(state.join("overlay/etc/upper").join(&name)), (base + 1000, base + 1000));
     assert_eq!(owner(state.join("home/user").join(&name)), (base + 1000, base + 1000));
-    // The copied-up directory keeps its owner: host root's /usr/bin is root's inside,
-    // `base` on the host.
-    assert_eq!(owner(state.join("overlay/usr/upper/bin")), (base, base));
+    // The directory written in is root's inside, `base` on the host (copied up from host
+    // root's /usr/bin, or made by the plan rootless).
+    assert_eq!(owner(state.join(upper_bin)), (base, base));
 }
 
 /// The init runs the next start's plan as host root, and the plan's `MakeDir` steps chmod
@@ -232,21 +253,32 @@ fn symlinks_left_in_persistent_directories_are_not_followed_by_the_next_start() 
 /// root-only marker made for the test stands for them.
 #[test]
 fn root_only_host_files_in_shown_directories_are_unreadable() {
-    let marker =
-        HostPath::file(Path::new("/etc").join(unique("dsh-escape-secret")), "host secret\n");
-    fs::set_permissions(marker.path(), fs::Permissions::from_mode(0o600)).unwrap();
+    // Rootless, the daemon's user cannot make a root-only file in /etc: the host's own
+    // /etc/shadow (root's, unreadable to others) stands for them.
+    let rootless = dsh_sandboxd::rootless::blocks_inside().is_some();
+    let marker = (!rootless).then(|| {
+        let marker =
+            HostPath::file(Path::new("/etc").join(unique("dsh-escape-secret")), "host secret\n");
+        fs::set_permissions(marker.path(), fs::Permissions::from_mode(0o600)).unwrap();
+        marker
+    });
     let (_dir, spec) = base_spec("secrets");
     let shadow = Path::new("/etc/shadow").exists();
+    assert!(shadow || !rootless, "a rootless run needs the host's /etc/shadow to stand in");
     let body = format!(
         r#"
-out("read(root-only marker in /etc)", read({marker:?}))
+if {marker:?}:
+    out("read(root-only marker in /etc)", read({marker:?}))
 if {shadow}:
     out("read(/etc/shadow)", read("/etc/shadow"))
 "#,
-        marker = marker.path().display().to_string(),
+        marker = marker.as_ref().map(|m| m.path().display().to_string()).unwrap_or_default(),
         shadow = if shadow { "True" } else { "False" },
     );
-    let mut rows = vec![("read(root-only marker in /etc)", "empty", "empty")];
+    let mut rows = Vec::new();
+    if marker.is_some() {
+        rows.push(("read(root-only marker in /etc)", "empty", "empty"));
+    }
     if shadow {
         rows.push(("read(/etc/shadow)", "empty", "empty"));
     }

@@ -144,9 +144,17 @@ impl Drop for HostProcesses {
 /// CAP_SYS_RESOURCE over the host).
 #[test]
 fn rlimit_nproc_counts_the_sandboxs_own_uids() {
+    // Rootless, uid 1000 does not exist in the daemon's namespace: the daemon's own user
+    // (0 there) stands for the host's other processes.
+    let rootless = dsh_sandboxd::rootless::blocks_inside().is_some();
     let mut host = HostProcesses(Vec::new());
     for _ in 0..20 {
-        host.0.push(Command::new("sleep").arg("10").uid(1000).gid(1000).spawn().unwrap());
+        let mut sleep = Command::new("sleep");
+        sleep.arg("10");
+        if !rootless {
+            sleep.uid(1000).gid(1000);
+        }
+        host.0.push(sleep.spawn().unwrap());
     }
     // Root inside counts the shell (pid 3) and python: 8 more fit under 10. `user` counts
     // only python: 9 more. Were the host's uid 1000 counted, `user` would start none.
