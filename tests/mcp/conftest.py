@@ -1,8 +1,10 @@
 """The `dsh mcp` server under test, and host-side process inspection.
 
-The server runs the embedded local sandbox daemon (no E2B_* variables reach it), which
-needs root: CI and `scripts/test` run as root. The binary is `target/debug/dsh` (build it
-with `cargo build -p dsh`), or $DSH_BIN.
+The server runs the embedded local sandbox daemon (no E2B_* variables reach it). The
+suite runs as root (it looks at every process of the host); the server runs as root too,
+or, with $DSH_MCP_USER, as that ordinary user (rootless: $DSH_BIN is then a wrapper that
+execs dsh as the user, and each test's directory is given to the user). The binary is
+`target/debug/dsh` (build it with `cargo build -p dsh`), or $DSH_BIN.
 """
 
 from __future__ import annotations
@@ -42,7 +44,24 @@ def server_env(state_dir: Path) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _needs_root():
     if os.geteuid() != 0:
-        pytest.fail("the MCP suite runs local sandboxes, which need root (run scripts/test as root)")
+        pytest.fail("the MCP suite looks at every process of the host: run it as root (scripts/test)")
+
+
+@pytest.fixture(autouse=True)
+def _server_user(tmp_path):
+    """With $DSH_MCP_USER, the test's directory (where servers keep their state) is the
+    user's, and every directory above it may be passed through."""
+    user = os.environ.get("DSH_MCP_USER")
+    if not user:
+        return
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    os.chown(tmp_path, entry.pw_uid, entry.pw_gid)
+    for parent in tmp_path.parents:
+        if parent == Path("/"):
+            break
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)
 
 
 # --- host processes ----------------------------------------------------------

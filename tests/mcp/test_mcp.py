@@ -196,10 +196,13 @@ def stdio_params(tmp_path: Path) -> StdioServerParameters:
 
 
 def stdio_server_pid() -> int:
-    """The `dsh mcp` child of this test process (stdio_client does not expose it)."""
-    mine = [p for p in descendants(os.getpid()) if p.argv[1:2] == ("mcp",)]
-    assert len(mine) == 1, mine
-    return mine[0].pid
+    """The `dsh mcp` child of this test process (stdio_client does not expose it). As an
+    ordinary user it starts itself again in the user's namespace: the outer one is it."""
+    procs = processes()
+    mine = [p for p in descendants(os.getpid(), procs) if p.argv[1:2] == ("mcp",)]
+    outer = [p for p in mine if p.ppid not in procs or procs[p.ppid].argv[1:2] != ("mcp",)]
+    assert len(outer) == 1, mine
+    return outer[0].pid
 
 
 def assert_all_gone(procs: list[Proc], what: str, timeout: float = 15) -> None:

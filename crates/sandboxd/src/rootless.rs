@@ -264,8 +264,8 @@ const RELAYED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, li
 /// namespace, then waits for it, passing on the signals sent to this process (a
 /// terminal's Ctrl-C reaches both already), and returns its exit code.
 fn parent_stage(identity: &Identity) -> Result<i32, RootlessError> {
-    // Blocked before the child exists, so none is lost; `Command` gives the child an
-    // empty mask again.
+    // Blocked before the child exists, so none is lost; the child unblocks them (std
+    // keeps a spawned child's mask as it was).
     let mut set = empty_sigset();
     for signal in RELAYED.iter().chain(&[libc::SIGCHLD]) {
         // SAFETY: sigaddset only writes into `set`.
@@ -283,13 +283,18 @@ fn parent_stage(identity: &Identity) -> Result<i32, RootlessError> {
         command.arg0(arg0);
     }
     command.args(args).env(STAGE_ENV, format!("{},{}", inherited[0], inherited[1]));
-    // SAFETY: fcntl is async-signal-safe; it only clears close-on-exec on our two ends.
+    // SAFETY: fcntl and sigprocmask are async-signal-safe; they clear close-on-exec on
+    // our two ends and empty the child's signal mask.
     unsafe {
         command.pre_exec(move || {
             for fd in inherited {
                 if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
                     return Err(io::Error::last_os_error());
                 }
+            }
+            let empty = empty_sigset();
+            if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) == -1 {
+                return Err(io::Error::last_os_error());
             }
             Ok(())
         });
