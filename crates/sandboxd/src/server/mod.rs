@@ -364,6 +364,21 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// `cgroups` if this process may make cgroups in each of its parent directories (which
+/// root may have made before, so that the probe found them without writing).
+fn writable(cgroups: Cgroups) -> Result<Cgroups, crate::cgroup::CgroupError> {
+    for dir in cgroups.paths() {
+        rustix::fs::access(&dir, rustix::fs::Access::WRITE_OK).map_err(|errno| {
+            crate::cgroup::CgroupError::Io {
+                action: "use a cgroup parent".into(),
+                path: dir.clone(),
+                source: errno.into(),
+            }
+        })?;
+    }
+    Ok(cgroups)
+}
+
 /// A running control plane.
 pub struct Daemon {
     addr: SocketAddr,
@@ -429,7 +444,7 @@ impl Daemon {
             // An ordinary user's daemon has limits where its cgroup was delegated to the
             // user (systemd's `Delegate=yes` for a user service, or a directory root
             // gave it); elsewhere it may make none.
-            Some(_) => match Cgroups::probe(CGROUP_PARENT) {
+            Some(_) => match Cgroups::probe(CGROUP_PARENT).and_then(writable) {
                 Ok(cgroups) => Some(Arc::new(cgroups)),
                 Err(e) => {
                     tracing::warn!(
