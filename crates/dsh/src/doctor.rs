@@ -319,13 +319,8 @@ fn rootless() -> Check {
                 }
                 other => other.to_string(),
             };
-            let check = Check::bad("namespaces", Status::Fail, e.to_string(), fix);
-            match e {
-                dsh_sandboxd::rootless::RootlessError::Tools(_) => {
-                    check.installs(Packages { apt: "uidmap", dnf: "shadow-utils" })
-                }
-                _ => check,
-            }
+            // Missing helpers are checks of their own below, which `--fix` installs.
+            Check::bad("namespaces", Status::Fail, e.to_string(), fix)
         }
     }
 }

@@ -20,6 +20,18 @@ fn listed(need: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// (program, Debian package) of every line of the list, in its order.
+fn debian_packages() -> Vec<(String, String)> {
+    let list = std::fs::read_to_string(repo().join("crates/sandboxd/system-tools.txt")).unwrap();
+    list.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            (words[0].to_owned(), words[2].to_owned())
+        })
+        .collect()
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -137,4 +149,67 @@ fn with_everything_installed_the_set_up_step_says_so_at_once() {
     let output = run(Command::new(repo().join("scripts/setup")).arg("--all"));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "system tools: all present\n");
+}
+
+/// `dsh doctor --fix` as an ordinary user cannot install: it names the packages of what
+/// is missing (the user's needs: the network's and the id-mapping helpers') and the
+/// command to run as root, and installs nothing.
+#[test]
+fn doctor_fix_without_root_says_the_command_and_installs_nothing() {
+    let bin = path_without_the_list();
+    // `nobody` may read the links (the directory is made world-readable for it).
+    std::fs::set_permissions(bin.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let output = run(Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_dsh"))
+        .args(["doctor", "--fix", "--json"])
+        .env("PATH", bin.path())
+        .env("HOME", "/nonexistent"));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    // An ordinary user's dsh also looks in the sbin directories (Debian's nft is there).
+    let in_sbin = |program: &str| {
+        ["/usr/local/sbin", "/usr/sbin", "/sbin"]
+            .iter()
+            .any(|d| Path::new(d).join(program).exists())
+    };
+    let user_needs: BTreeSet<String> = listed("network")
+        .union(&listed("rootless"))
+        .filter(|program| !in_sbin(program))
+        .cloned()
+        .collect();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    // The packages: the list's, for the user's missing programs; and Debian's for what
+    // agents expect inside that this machine lacks (doctor's own table).
+    let mut packages: BTreeSet<String> = debian_packages()
+        .into_iter()
+        .filter(|(program, _)| user_needs.contains(program))
+        .map(|(_, package)| package)
+        .collect();
+    let agents = [
+        ("node", "nodejs"),
+        ("npm", "npm"),
+        ("python3", "python3"),
+        ("python", "python-is-python3"),
+        ("git", "git"),
+        ("curl", "curl"),
+    ];
+    for (name, package) in agents {
+        if checks.iter().any(|c| c["name"] == name && c["status"] != "ok") {
+            packages.insert(package.to_owned());
+        }
+    }
+    assert_eq!(report["fixed"]["installed"], serde_json::json!([]));
+    let error = report["fixed"]["error"].as_str().unwrap();
+    let named = error
+        .strip_prefix("installing packages needs root: sudo apt-get install -y ")
+        .unwrap_or_else(|| panic!("{error}"));
+    assert_eq!(named.split(' ').map(str::to_owned).collect::<BTreeSet<_>>(), packages);
+    let failed: BTreeSet<String> = checks
+        .iter()
+        .filter(|c| c["status"] == "fail" && listed("*").contains(c["name"].as_str().unwrap()))
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(failed, user_needs);
 }

@@ -375,6 +375,7 @@ pub fn build_with_cgroup(
                 uts: true,
                 ipc: true,
                 net: spec.net.is_own_namespace() && spec.netns.is_none(),
+                cgroup: true,
             },
         },
         // With a layer view the host's mounts must keep reaching its copy until it is

@@ -195,7 +195,7 @@ fn base_plan_on_a_merged_usr_host() {
     let steps = build(&base_spec(), &merged_usr_host(), Path::new(PROGRAM)).unwrap();
     let expected = r#"umask 022
 userns 0-65535 = 100000+
-unshare mount|uts|ipc
+unshare mount|uts|ipc|cgroup
 make-rprivate /
 hostname sbx-1
 mkdir /s/rootfs 0755
@@ -324,7 +324,7 @@ fn no_network_adds_a_net_namespace_with_loopback_up() {
     let steps = build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap();
     assert_eq!(
         render(&steps[..7]),
-        "umask 022\nuserns 0-65535 = 100000+\nunshare mount|uts|ipc|net\nmake-rprivate /\nhostname sbx-1\nlo up\nmkdir /s/rootfs 0755\n"
+        "umask 022\nuserns 0-65535 = 100000+\nunshare mount|uts|ipc|net|cgroup\nmake-rprivate /\nhostname sbx-1\nlo up\nmkdir /s/rootfs 0755\n"
     );
 }
 
@@ -444,7 +444,7 @@ fn executor_records_the_exact_system_calls() {
     exec::apply(&sys, &steps).unwrap();
     let expected = r#"umask(022)
 userns(100000)
-unshare(mount|uts|ipc|net)
+unshare(mount|uts|ipc|net|cgroup)
 mount(NULL, /, NULL, REC|PRIVATE, NULL)
 sethostname(box)
 loopback_up()

@@ -78,6 +78,10 @@ pub struct Namespaces {
     pub uts: bool,
     pub ipc: bool,
     pub net: bool,
+    /// A cgroup namespace rooted at the sandbox's own cgroup (the init is in it before
+    /// its plan runs): nothing of the host's cgroup paths shows inside.
+    #[serde(default)]
+    pub cgroup: bool,
 }
 
 impl Namespaces {
@@ -95,17 +99,25 @@ impl Namespaces {
         if self.net {
             flags |= libc::CLONE_NEWNET;
         }
+        if self.cgroup {
+            flags |= libc::CLONE_NEWCGROUP;
+        }
         flags
     }
 }
 
 impl fmt::Display for Namespaces {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> =
-            [(self.mount, "mount"), (self.uts, "uts"), (self.ipc, "ipc"), (self.net, "net")]
-                .into_iter()
-                .filter_map(|(on, name)| on.then_some(name))
-                .collect();
+        let names: Vec<&str> = [
+            (self.mount, "mount"),
+            (self.uts, "uts"),
+            (self.ipc, "ipc"),
+            (self.net, "net"),
+            (self.cgroup, "cgroup"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
         f.write_str(&names.join("|"))
     }
 }
@@ -213,7 +225,7 @@ mod tests {
             "RDONLY|REMOUNT|BIND"
         );
         assert_eq!(MountFlags::EMPTY.to_string(), "0");
-        let ns = Namespaces { mount: true, uts: true, ipc: true, net: false };
+        let ns = Namespaces { mount: true, uts: true, ipc: true, net: false, cgroup: false };
         assert_eq!(ns.to_string(), "mount|uts|ipc");
         assert_eq!(ns.clone_flags(), libc::CLONE_NEWNS | libc::CLONE_NEWUTS | libc::CLONE_NEWIPC);
     }

@@ -312,3 +312,63 @@ out("leaks(fd links)", ",".join(label for label, needle in NEEDLES if needle in 
     );
     assert_probe(&spec, &body, &[("leaks(fd links)", "none", "none")]);
 }
+
+/// The sandbox's cgroup path on the host (`…/dsh-sandboxes/<id>` under the daemon's
+/// own) showed inside in `/proc/self/cgroup` and in mountinfo's cgroup views (found by
+/// attacking a sandbox from inside); a cgroup namespace rooted at the sandbox's cgroup
+/// now shows `/` for it, whatever the hierarchy.
+#[test]
+fn the_host_s_cgroup_paths_do_not_show_inside() {
+    use dsh_sandboxd::cgroup::{Cgroups, Resources};
+    let parent = format!("dsh-escape-{}-cgroupns", std::process::id());
+    let cgroups = std::sync::Arc::new(Cgroups::probe(&parent).unwrap());
+    let (_dir, spec) = base_spec("cgroupns");
+    let launcher = crate::common::launcher().cgroups(cgroups.clone());
+    // Every directory of the hierarchy above the sandbox's own, as the host names them.
+    let host_paths: Vec<String> =
+        cgroups.paths().iter().map(|dir| dir.join(&spec.id).display().to_string()).collect();
+    let body = r#"
+import re
+groups = open("/proc/self/cgroup").read().splitlines()
+out("cgroup paths", ",".join(sorted(set(line.split(":", 2)[2] for line in groups))))
+names = set()
+for line in open("/proc/self/mountinfo"):
+    fields = line.split()
+    if fields[fields.index("-") + 1].startswith("cgroup"):
+        names.add(fields[3])
+out("cgroup mount roots", ",".join(sorted(names)) or "none")
+"#;
+    let resources = Resources { pids: Some(64), ..Resources::default() };
+    let mut spec = spec;
+    spec.resources = resources;
+    let shell = crate::common::Shell::start_with(&launcher, &spec, &super::probe::both_roles(body))
+        .unwrap();
+    let done = shell.finish();
+    let sandbox = cgroups.open(&spec.id);
+    let _ = sandbox.kill_all();
+    let _ = sandbox.remove();
+    for dir in cgroups.paths() {
+        let _ = std::fs::remove_dir(dir);
+    }
+    for path in &host_paths {
+        let tail = path.rsplit_once("/sys/fs/cgroup").map_or(path.as_str(), |(_, t)| t);
+        let own = tail.split('/').filter(|s| !s.is_empty()).next_back().unwrap_or_default();
+        assert!(
+            !done.stdout.contains(&parent),
+            "the daemon's cgroup shows inside:\n{}",
+            done.stdout
+        );
+        assert!(
+            !done.stdout.contains(own),
+            "the sandbox's host cgroup shows inside:\n{}",
+            done.stdout
+        );
+    }
+    let both = |line: &str| format!("[root]\n{line}\n[user]\n{line}\n");
+    assert_eq!(
+        done.stdout,
+        both("cgroup paths=/\ncgroup mount roots=/"),
+        "stderr: {}",
+        done.stderr
+    );
+}
