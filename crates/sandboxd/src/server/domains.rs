@@ -377,6 +377,13 @@ async fn relay(mut stream: TcpStream, netns: &Arc<OwnedFd>, allowed: &[Domain]) 
         }
         return Ok(());
     }
+    // The host's addresses as they are now, not as the rules last heard of them: an
+    // allowed name sent to an address the host gained a moment ago is still refused.
+    if super::network::is_host_address(*destination.ip()) {
+        tracing::debug!(%destination, ?name, "egress to the host refused");
+        stream.shutdown().await?;
+        return Ok(());
+    }
     let socket = netns::socket_in(Arc::clone(netns), Some(DIVERT_MARK)).await?;
     let mut upstream =
         tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(SocketAddr::V4(destination)))

@@ -552,6 +552,24 @@ impl Daemon {
                 let _ = stopped.await;
             },
         ));
+        if shared.config.net == crate::spec::Net::Private {
+            // The rules refuse the host's own addresses: they follow the host's changes.
+            let weak = Arc::downgrade(&shared);
+            network::follow_host_addresses(move || {
+                let shared = weak.upgrade()?;
+                if shared.stopping.load(std::sync::atomic::Ordering::SeqCst) {
+                    return None;
+                }
+                let slots: Vec<Arc<Slot>> = shared.map().values().cloned().collect();
+                Some(
+                    slots
+                        .iter()
+                        .filter_map(|slot| slot.lock().network.as_ref().map(|n| n.pin().to_owned()))
+                        .collect(),
+                )
+            })
+            .context("listening to the host's address changes")?;
+        }
         let reaper = tokio::spawn(lifecycle::reaper(shared.clone(), shared.config.reaper_tick));
         let sampler = tokio::spawn(metrics::sampler(shared.clone(), shared.config.metrics_tick));
         tracing::info!(%addr, state_dir = %state_dir.display(), envd = %shared.envd_binary.display(), "dsh-sandboxd listening");

@@ -175,12 +175,17 @@ pub fn ruleset(
     }
     let deny: Vec<String> = egress.denied()?.iter().map(ToString::to_string).collect();
     let set = |items: &[String]| format!("{{ {} }}", items.join(", "));
-    let mut host: Vec<String> = host.iter().map(ToString::to_string).collect();
-    host.push(private_net::GATEWAY.to_owned());
     let lan: Vec<String> = LAN.iter().map(|s| (*s).to_owned()).collect();
     let mark = format!("{DIVERT_MARK:#x}");
     let mut out = String::new();
     out.push_str("table inet dsh\ndelete table inet dsh\ntable inet dsh {\n");
+    // The host's addresses are a set of their own: the daemon replaces its elements
+    // whenever the host gains or loses one (see `follow_host_addresses`).
+    let _ = writeln!(
+        out,
+        "  set host {{\n    type ipv4_addr\n    elements = {}\n  }}",
+        set(&host_elements(host))
+    );
     out.push_str("  chain output {\n    type filter hook output priority filter; policy accept;\n");
     out.push_str("    oifname \"lo\" accept\n");
     // With domains allowed, what the address rules would refuse on ports 80 and 443 goes
@@ -199,7 +204,7 @@ pub fn ruleset(
         "    ip daddr {} meta l4proto {{ tcp, udp }} th dport 53 accept",
         private_net::DNS
     );
-    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&host));
+    out.push_str("    ip daddr @host reject with icmpx admin-prohibited\n");
     if !allow.is_empty() {
         let _ = writeln!(out, "    ip daddr {} accept", set(&allow));
     }
@@ -218,7 +223,7 @@ pub fn ruleset(
         out.push_str("  chain divert {\n    type nat hook output priority -100; policy accept;\n");
         let _ = writeln!(out, "    meta mark {mark} return");
         out.push_str("    oifname \"lo\" return\n");
-        let _ = writeln!(out, "    ip daddr {} return", set(&host));
+        out.push_str("    ip daddr @host return\n");
         if !allow.is_empty() {
             let _ = writeln!(out, "    ip daddr {} return", set(&allow));
         }
@@ -233,6 +238,29 @@ pub fn ruleset(
     }
     out.push_str("}\n");
     Ok(out)
+}
+
+/// The elements of the `host` set: the host's addresses and pasta's gateway.
+fn host_elements(host: &[Ipv4Addr]) -> Vec<String> {
+    let mut elements: Vec<String> = host.iter().map(ToString::to_string).collect();
+    elements.push(private_net::GATEWAY.to_owned());
+    elements.dedup();
+    elements
+}
+
+/// The commands that make a loaded ruleset's `host` set exactly `host` (one
+/// transaction: the set is never empty in between).
+pub fn host_set_update(host: &[Ipv4Addr]) -> String {
+    format!(
+        "flush set inet dsh host\nadd element inet dsh host {{ {} }}\n",
+        host_elements(host).join(", ")
+    )
+}
+
+/// Whether `address` is the host's own (as the host is now) or pasta's gateway: never
+/// for a sandbox, whatever its rules say (the LAN's ranges the rules refuse).
+pub fn is_host_address(address: Ipv4Addr) -> bool {
+    address.to_string() == private_net::GATEWAY || host_addresses().contains(&address)
 }
 
 /// The host's own IPv4 addresses (every interface's).
@@ -367,6 +395,11 @@ impl Attached {
 /// to allowed domains go to the filter at `divert_port`. Blocking.
 pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Result<()> {
     let rules = ruleset(egress, &host_addresses(), divert_port).map_err(anyhow::Error::msg)?;
+    nft_in(pin, &rules).context("nft refused the egress rules")
+}
+
+/// Runs `nft -f -` with `commands` in the namespace pinned at `pin`. Blocking.
+fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
     let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
     let fd = namespace.as_raw_fd();
     let mut command = Command::new(NFT);
@@ -382,13 +415,105 @@ pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Re
     }
     let mut child = command.spawn().context("running nft")?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(rules.as_bytes()).context("writing the ruleset to nft")?;
+        stdin.write_all(commands.as_bytes()).context("writing to nft")?;
     }
     let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
     if !output.status.success() {
-        bail!("nft refused the egress rules: {}", String::from_utf8_lossy(&output.stderr).trim());
+        bail!("{}", String::from_utf8_lossy(&output.stderr).trim());
     }
     Ok(())
+}
+
+/// rtnetlink's multicast group of IPv4 address changes (`RTMGRP_IPV4_IFADDR`).
+const RTMGRP_IPV4_IFADDR: u32 = 0x10;
+
+/// Keeps every running sandbox's `host` set equal to the host's addresses as they
+/// change (a DHCP renewal, a VPN, a new interface): a thread that listens to the
+/// kernel's address events and, after each burst of them, loads the host's addresses
+/// into the namespaces `pins` names. It ends when `pins` returns `None` (its daemon is
+/// gone), within a second.
+pub fn follow_host_addresses(
+    pins: impl Fn() -> Option<Vec<PathBuf>> + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let socket = address_events()?;
+    std::thread::Builder::new().name("dsh-host-addresses".into()).spawn(move || {
+        let mut buffer = vec![0u8; 16 * 1024];
+        loop {
+            // SAFETY: recv into our own buffer; the socket times out every 500 ms.
+            let n = unsafe {
+                libc::recv(socket.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len(), 0)
+            };
+            let event = n > 0
+                || (n == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOBUFS));
+            let Some(pins) = pins() else { return };
+            if !event {
+                continue;
+            }
+            // The rest of the burst (an interface brings several), without waiting.
+            // SAFETY: as above, non-blocking.
+            while unsafe {
+                libc::recv(
+                    socket.as_raw_fd(),
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                    libc::MSG_DONTWAIT,
+                )
+            } > 0
+            {}
+            let update = host_set_update(&host_addresses());
+            for pin in pins {
+                if let Err(e) = nft_in(&pin, &update) {
+                    // A sandbox stopping meanwhile has no namespace left: nothing to do.
+                    tracing::debug!(pin = %pin.display(), error = format!("{e:#}"), "updating the host's addresses");
+                }
+            }
+            tracing::debug!("the host's addresses changed: every sandbox's rules follow");
+        }
+    })
+}
+
+/// A netlink socket subscribed to IPv4 address changes, timing out every 500 ms.
+fn address_events() -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: socket(2) with constant arguments.
+    let fd = unsafe {
+        libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE)
+    };
+    if fd == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor we just opened and own.
+    let socket = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    // SAFETY: sockaddr_nl is plain old data; all-zero is valid.
+    let mut address: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+    address.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+    address.nl_groups = RTMGRP_IPV4_IFADDR;
+    // SAFETY: bind with a sockaddr_nl of the right length.
+    let bound = unsafe {
+        libc::bind(
+            socket.as_raw_fd(),
+            (&raw const address).cast(),
+            std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+        )
+    };
+    if bound == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let timeout = libc::timeval { tv_sec: 0, tv_usec: 500_000 };
+    // SAFETY: setsockopt with a timeval of the right length.
+    let set = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&raw const timeout).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        )
+    };
+    if set == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(socket)
 }
 
 /// Attaches pasta to the namespace pinned at `pin`; returns once its interface is up.
@@ -601,11 +726,15 @@ mod tests {
             "table inet dsh
 delete table inet dsh
 table inet dsh {
+  set host {
+    type ipv4_addr
+    elements = { 127.0.0.1, 192.0.2.2, 198.18.0.1 }
+  }
   chain output {
     type filter hook output priority filter; policy accept;
     oifname \"lo\" accept
     ip daddr 198.18.0.53 meta l4proto { tcp, udp } th dport 53 accept
-    ip daddr { 127.0.0.1, 192.0.2.2, 198.18.0.1 } reject with icmpx admin-prohibited
+    ip daddr @host reject with icmpx admin-prohibited
     ip daddr { 10.1.0.0/16 } accept
     ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } reject with icmpx admin-prohibited
     meta mark 0x64736801 accept
@@ -637,7 +766,7 @@ table inet dsh {
     type nat hook output priority -100; policy accept;
     meta mark 0x64736801 return
     oifname \"lo\" return
-    ip daddr { 192.0.2.2, 198.18.0.1 } return
+    ip daddr @host return
     ip daddr { 203.0.113.9/32 } return
     ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
     ip daddr { 0.0.0.0/0 } tcp dport { 80, 443 } redirect to :40000
@@ -646,6 +775,13 @@ table inet dsh {
 "
         );
         assert!(rules.contains("    ip daddr { 203.0.113.9/32 } accept\n"));
+        assert!(rules.contains(
+            "  set host {\n    type ipv4_addr\n    elements = { 192.0.2.2, 198.18.0.1 }\n  }\n"
+        ));
+        assert_eq!(
+            host_set_update(&[Ipv4Addr::new(192, 0, 2, 2), Ipv4Addr::new(192, 0, 2, 9)]),
+            "flush set inet dsh host\nadd element inet dsh host { 192.0.2.2, 192.0.2.9, 198.18.0.1 }\n"
+        );
         assert!(rules.contains(
             "    oifname \"lo\" accept\n    ct status dnat ip daddr 127.0.0.1 tcp dport 40000 accept\n"
         ));

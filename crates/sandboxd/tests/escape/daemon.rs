@@ -496,3 +496,119 @@ async fn sudo_gives_user_the_sandboxs_root_and_nothing_of_the_hosts() {
         )
     );
 }
+
+/// A network namespace made by a test, for the calling thread (and what it starts): a
+/// stand-in host whose addresses the test may change without touching the machine's.
+/// It goes with the thread. Root and a rootless user (in the user's namespace) alike may
+/// make one.
+struct TestHost;
+
+impl TestHost {
+    fn enter_new() -> TestHost {
+        // SAFETY: unshare of this thread's network namespace only.
+        assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWNET) }, 0, "unshare(CLONE_NEWNET)");
+        let host = TestHost;
+        host.ip(&["link", "set", "lo", "up"]);
+        // An interface with a default route, as pasta copies its settings from one (a
+        // veth pair with both ends here: no traffic leaves this namespace).
+        host.ip(&["link", "add", "d0", "type", "veth", "peer", "name", "d1"]);
+        host.ip(&["addr", "add", "192.0.2.1/24", "dev", "d0"]);
+        host.ip(&["link", "set", "d0", "up"]);
+        host.ip(&["link", "set", "d1", "up"]);
+        host.ip(&["route", "add", "default", "via", "192.0.2.254"]);
+        host
+    }
+
+    /// `ip ARGS` in the namespace (from this thread).
+    fn ip(&self, args: &[&str]) {
+        let status = std::process::Command::new("ip").args(args).status().unwrap();
+        assert!(status.success(), "ip {}", args.join(" "));
+    }
+}
+
+/// A page only the host serves (on an address it gained after the sandboxes started).
+fn serve_host_only_page(address: &str, port: u16) -> std::thread::JoinHandle<()> {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind((address, port)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            match listener.accept() {
+                Ok((mut stream, _)) => {
+                    let mut request = [0u8; 1024];
+                    let _ = stream.read(&mut request);
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\nhost-only\n",
+                    );
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    })
+}
+
+/// The rules refused the host's addresses as they were when a sandbox started: after
+/// the host gained one (DHCP, a VPN, a new interface), a running sandbox read a
+/// host-only page on it, directly and through the domain filter (an allowed name in
+/// `Host:`, sent to that address on port 80; found by attacking a sandbox from inside).
+/// The daemon now follows the host's address changes into every sandbox's rules, and the
+/// domain filter checks the host's addresses as they are at each connection.
+///
+/// The "host" is a network namespace this test makes for one thread (the daemon runs
+/// there); the later address is a TEST-NET one, added there and gone with it.
+#[test]
+fn a_host_address_gained_after_the_start_is_out_of_reach() {
+    let later = "192.0.2.77";
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let host = TestHost::enter_new();
+                let runtime =
+                    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                runtime.block_on(async {
+                    let h = Harness::start(Duration::from_secs(10)).await;
+                    let direct = h.create().await;
+                    let (status, filtered) = h
+                        .call(
+                            Method::POST,
+                            "/v2/sandboxes",
+                            Some(json!({
+                                "templateID": "base",
+                                "timeout": 60,
+                                "allow_internet_access": false,
+                                "network": {"allowOut": ["allowed.test"]}
+                            })),
+                        )
+                        .await;
+                    assert_eq!(status, StatusCode::CREATED, "{filtered}");
+                    // Both run; now the host gains an address and serves a page on it.
+                    host.ip(&["addr", "add", &format!("{later}/32"), "dev", "d0"]);
+                    let _page = serve_host_only_page(later, 80);
+                    let _other = serve_host_only_page(later, 8080);
+                    // The daemon hears of it within a moment (it waits for no poll).
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    let probe = |url: &str, extra: &str| {
+                        format!("curl -s -m 3 {extra} {url} || echo refused")
+                    };
+                    for user in ["root", "user"] {
+                        let direct_probe = probe(&format!("http://{later}:8080/"), "");
+                        assert_eq!(
+                            h.run(&direct, user, &direct_probe).await,
+                            ("refused\n".to_owned(), 0),
+                            "as {user}: a direct connection to the host's new address"
+                        );
+                        let filtered_probe =
+                            probe(&format!("http://{later}/"), "-H 'Host: allowed.test'");
+                        assert_eq!(
+                            h.run(&filtered, user, &filtered_probe).await,
+                            ("refused\n".to_owned(), 0),
+                            "as {user}: an allowed name sent to the host's new address"
+                        );
+                    }
+                });
+            })
+            .join()
+            .unwrap();
+    });
+}
