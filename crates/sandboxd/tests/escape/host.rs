@@ -352,7 +352,7 @@ out("cgroup mount roots", ",".join(sorted(names)) or "none")
     }
     for path in &host_paths {
         let tail = path.rsplit_once("/sys/fs/cgroup").map_or(path.as_str(), |(_, t)| t);
-        let own = tail.split('/').filter(|s| !s.is_empty()).next_back().unwrap_or_default();
+        let own = tail.split('/').rfind(|s| !s.is_empty()).unwrap_or_default();
         assert!(
             !done.stdout.contains(&parent),
             "the daemon's cgroup shows inside:\n{}",
