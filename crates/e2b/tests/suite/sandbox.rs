@@ -57,10 +57,30 @@ pub async fn sandbox_backend() -> BackendUnderTest {
     under_test
 }
 
+/// How the e2b backend reaches a sandbox's envd through E2B's edge.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `https://<port>-<id>.<domain>` (a self-hosted E2B's domain).
+    PortHost,
+    /// `https://sandbox.<domain>` with `E2b-Sandbox-Id` / `E2b-Sandbox-Port` (E2B's own
+    /// domains).
+    SharedHost,
+}
+
 /// The e2b backend as it reaches E2B cloud: `E2B_DOMAIN`-style hosts over TLS and
 /// HTTP/2 through the stand-in of E2B's edge, to a local sandbox whose envd behaves as
-/// E2B's 0.6.13 does (signals to pids only, none of dsh's extensions).
+/// E2B's 0.6.13 does (commands started in envd's own process group, signals to pids
+/// only, none of dsh's extensions).
 pub async fn cloud_backend() -> BackendUnderTest {
+    cloud_backend_by(Route::PortHost).await
+}
+
+/// [`cloud_backend`] through `sandbox.<domain>` and the routing headers.
+pub async fn cloud_shared_host_backend() -> BackendUnderTest {
+    cloud_backend_by(Route::SharedHost).await
+}
+
+async fn cloud_backend_by(route: Route) -> BackendUnderTest {
     let daemon = dsh_sandboxd::testing::TestDaemon::start_with(|config| {
         config.envd_args = vec!["--e2b-strict".into(), "0.6.13".into()];
     })
@@ -70,8 +90,16 @@ pub async fn cloud_backend() -> BackendUnderTest {
     let http =
         dsh_e2b::http_client_with(Some(edge.ca_file.to_str().unwrap()), Some(&edge.resolve_rule()))
             .unwrap();
-    let connection = Connection::resolve(None, daemon.api_key(), None, Some(&edge.client_domain()));
+    let shared_host = edge.sandbox_url();
+    let envd_url = (route == Route::SharedHost).then_some(shared_host.as_str());
+    let connection =
+        Connection::resolve(None, daemon.api_key(), envd_url, Some(&edge.client_domain()));
     let sandbox = Arc::new(Sandbox::open(http, &connection, &sandbox_config()).await.unwrap());
+    let sandbox_id = sandbox.id().to_owned();
+    let envd_host = match route {
+        Route::PortHost => format!("49983-{}.{}", sandbox.id(), edge.client_domain()),
+        Route::SharedHost => format!("sandbox.{}", edge.client_domain()),
+    };
     let runtime = sandbox.runtime();
     let root = runtime.cwd.join("contract");
     runtime.fs.make_dir(&root, false).await.unwrap();
@@ -81,9 +109,30 @@ pub async fn cloud_backend() -> BackendUnderTest {
         BackendUnderTest::new("cloud", fs, subprocess, terminals, root).on_finish(async move {
             let report = runtime.dispose().await;
             assert!(matches!(report.sandbox, Some(Ok(_))), "{report:?}");
+            let recorded = edge.recorded();
             let versions: std::collections::BTreeSet<String> =
-                edge.recorded().into_iter().map(|r| r.version).collect();
+                recorded.iter().map(|r| r.version.clone()).collect();
             assert_eq!(versions, std::collections::BTreeSet::from(["HTTP/2.0".to_owned()]));
+            // Every envd request took the route under test, and on the shared host named
+            // its sandbox and envd's port.
+            let api_host = format!("api.{}", edge.client_domain());
+            let envd: Vec<_> = recorded.iter().filter(|r| r.authority != api_host).collect();
+            assert!(!envd.is_empty());
+            for request in envd {
+                assert_eq!(request.authority, envd_host, "{request:?}");
+                let headers =
+                    (request.header("e2b-sandbox-id"), request.header("e2b-sandbox-port"));
+                match route {
+                    Route::PortHost => assert_eq!(headers, (None, None), "{request:?}"),
+                    Route::SharedHost => {
+                        assert_eq!(
+                            headers,
+                            (Some(sandbox_id.as_str()), Some("49983")),
+                            "{request:?}"
+                        )
+                    }
+                }
+            }
             drop(edge);
             daemon.stop().await.unwrap();
         });
