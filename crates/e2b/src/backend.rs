@@ -144,9 +144,13 @@ fn fs_error(path: &Path, err: Error) -> FsError {
         Error::Http { status: 400, message } if message.contains("is a directory") => {
             return FsError::IsADirectory { path };
         }
-        // envd's `/files` answers ENOTDIR (a path through a regular file) with a 400
-        // ending so, on reads and writes alike.
+        // dsh-envd's `/files` answers ENOTDIR (a path through a regular file) with a 400
+        // ending so, on reads and writes alike; E2B's with a 500 "error checking if path
+        // exists '<p>': stat <p>: not a directory" (internal/api/download.go `GetFiles`).
         Error::Http { status: 400, message } if message.ends_with("is not a directory") => {
+            return FsError::NotADirectory { path };
+        }
+        Error::Http { status: 500, message } if message.ends_with(": not a directory") => {
             return FsError::NotADirectory { path };
         }
         _ => {}
@@ -240,18 +244,49 @@ impl SandboxBackend {
     /// files; the announced size is checked against the cap before reading.
     async fn read_checked(&self, path: &Path, max_bytes: u64) -> Result<Bytes, FsError> {
         let text = require_absolute(path)?;
-        let (announced, stream) =
-            self.envd.download_sized(text, self.user()).await.map_err(|err| match &err {
-                Error::Http { status: 400, message } if message.ends_with("is a directory") => {
-                    FsError::IsADirectory { path: path.to_path_buf() }
+        // E2B's envd opens whatever the path names (internal/api/download.go): a FIFO
+        // blocks the answer until a writer comes, a character device answers an empty
+        // body. A stat sent alongside (no added round trip) says what the path is; the
+        // download is dropped unanswered when it is not a regular file.
+        let not_regular =
+            || FsError::InvalidArgument(format!("not a regular file: {}", path.display()));
+        let special = |entry: &Result<EntryInfo, Error>| {
+            let Ok(entry) = entry else { return false };
+            let regular_or_dir = matches!(
+                FileType::try_from(entry.r#type),
+                Ok(FileType::File | FileType::Directory)
+            );
+            // A dangling link names itself as its target (entry.go `followSymlink`): the
+            // download's 404 says so.
+            let dangling = entry.symlink_target.as_deref() == Some(text);
+            !regular_or_dir && !dangling
+        };
+        let stat = self.envd.stat(text, self.user());
+        let download = self.envd.download_sized(text, self.user());
+        tokio::pin!(stat, download);
+        let answer = tokio::select! {
+            entry = &mut stat => {
+                if special(&entry) {
+                    return Err(not_regular());
                 }
-                Error::Http { status: 400, message }
-                    if message.ends_with("is not a regular file") =>
-                {
-                    FsError::InvalidArgument(format!("not a regular file: {}", path.display()))
+                download.await
+            }
+            answer = &mut download => {
+                if special(&stat.await) {
+                    return Err(not_regular());
                 }
-                _ => fs_error(path, err),
-            })?;
+                answer
+            }
+        };
+        let (announced, stream) = answer.map_err(|err| match &err {
+            Error::Http { status: 400, message } if message.ends_with("is a directory") => {
+                FsError::IsADirectory { path: path.to_path_buf() }
+            }
+            Error::Http { status: 400, message } if message.ends_with("is not a regular file") => {
+                FsError::InvalidArgument(format!("not a regular file: {}", path.display()))
+            }
+            _ => fs_error(path, err),
+        })?;
         if let Some(size) = announced.filter(|size| *size > max_bytes) {
             return Err(FsError::TooLarge { path: path.to_path_buf(), size, limit: max_bytes });
         }

@@ -112,6 +112,39 @@ pub async fn gate(State(envd): State<Arc<Envd>>, request: Request, next: Next) -
     next.run(request).await
 }
 
+/// What E2B's `GET /files` answers, where it differs from dsh-envd's, for `path`
+/// (internal/api/download.go, `GetFiles`); `None`: dsh-envd's own answer is E2B's.
+/// - `os.Stat` failing other than with "not exist" (a path through a regular file:
+///   ENOTDIR) is 500 "error checking if path exists '<path>': stat <path>: not a
+///   directory";
+/// - a FIFO: `os.Open` blocks until a writer opens it (here: never answered, until the
+///   client goes away);
+/// - a character device: `http.ServeContent` sizes the body by seeking to its end,
+///   which is 0 there: 200 with an empty body.
+pub async fn download_answer(path: &std::path::Path) -> Option<Response> {
+    use std::os::unix::fs::FileTypeExt as _;
+    match std::fs::metadata(path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
+            let shown = path.display();
+            let body = serde_json::json!({
+                "code": 500,
+                "message": format!("error checking if path exists '{shown}': stat {shown}: not a directory"),
+            });
+            Some((StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response())
+        }
+        Ok(meta) if meta.file_type().is_fifo() => std::future::pending().await,
+        Ok(meta) if meta.file_type().is_char_device() => Some(
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "application/octet-stream")],
+                axum::body::Body::empty(),
+            )
+                .into_response(),
+        ),
+        _ => None,
+    }
+}
+
 /// An `EntryInfo` as this envd sends it: E2B-strict, fields 1 to 11 only (E2B's
 /// `entryInfo`, internal/services/filesystem/utils.go, fills no other; dsh's
 /// `is_symlink` is field 1000 and stays unset, so a link is told by `symlink_target`).

@@ -296,6 +296,46 @@ async fn on_e2b_envd_links_are_told_by_symlink_target_alone() {
     assert!(!home.join("dirlink").exists());
 }
 
+// 8. `/files` on E2B's envd: ENOTDIR is a 500, a FIFO blocks, a device is empty.
+
+#[tokio::test]
+async fn on_e2b_envd_reads_of_special_paths_are_typed_never_empty_or_hung() {
+    use dsh_core::{Fs as _, FsError};
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let home = daemon.home.clone();
+    std::fs::write(home.join("file"), b"x").unwrap();
+    let fifo = home.join("fifo");
+    let fifo_c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo_c.as_ptr(), 0o644) }, 0);
+    // What E2B's envd answers (internal/api/download.go), raw.
+    let envd = client(&daemon);
+    let through = home.join("file/x");
+    let err = envd.read_file(through.to_str().unwrap(), None).await.unwrap_err();
+    let shown = through.display();
+    assert!(
+        matches!(&err, Error::Http { status: 500, message }
+            if *message == format!("error checking if path exists '{shown}': stat {shown}: not a directory")),
+        "{err}"
+    );
+    assert_eq!(envd.read_file("/dev/zero", None).await.unwrap(), Bytes::new());
+    let blocked = tokio::time::timeout(
+        Duration::from_millis(500),
+        envd.read_file(fifo.to_str().unwrap(), None),
+    );
+    assert!(blocked.await.is_err(), "E2B's envd blocks on a FIFO");
+    // What the backend makes of it.
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let err = backend.read_text(&through, 1024).await.unwrap_err();
+    assert!(matches!(err, FsError::NotADirectory { .. }), "{err}");
+    for special in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let read = tokio::time::timeout(Duration::from_secs(5), backend.read_text(special, 1024));
+        let err = read.await.expect("a read of a special file must not hang").unwrap_err();
+        assert!(matches!(err, FsError::InvalidArgument(_)), "{err}");
+    }
+    assert_eq!(backend.read_text(&home.join("file"), 1024).await.unwrap().text, "x");
+}
+
 // 3. envdVersion gates, against E2B's envd of that version.
 
 #[tokio::test]
