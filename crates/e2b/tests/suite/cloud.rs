@@ -118,7 +118,14 @@ async fn e2b_strict_envd_starts_commands_in_its_own_group_as_e2bs_envd_does() {
     assert_eq!(group_and_session(process.pid), group_and_session(std::process::id()));
     assert_ne!(group_and_session(process.pid).0, process.pid);
     // Under envd's wrapper: `sh -c 'echo 100 > /proc/$$/oom_score_adj && exec ...'`.
-    let oom = std::fs::read_to_string(format!("/proc/{}/oom_score_adj", process.pid)).unwrap();
+    // The wrapper shell writes it just after the start.
+    let oom_path = format!("/proc/{}/oom_score_adj", process.pid);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut oom = std::fs::read_to_string(&oom_path).unwrap();
+    while oom.trim() != "100" && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        oom = std::fs::read_to_string(&oom_path).unwrap();
+    }
     assert_eq!(oom.trim(), "100");
     envd.signal(process.pid, dsh_proto::process::Signal::Sigkill, Default::default())
         .await
