@@ -77,32 +77,56 @@ pub enum Fault {
 
 impl Fault {
     fn answer(&self, id: &str, port: u64) -> Response<Body> {
-        match self {
-            Fault::SandboxNotFound => sandbox_not_found(id),
-            Fault::PortClosed => proxy_json(
-                StatusCode::BAD_GATEWAY,
-                serde_json::json!({"sandboxId": id, "message": "The sandbox is running but port is not open", "port": port, "code": 502}),
-            ),
-            Fault::RouteFailed => {
-                go_http_error(StatusCode::BAD_GATEWAY, "Failed to route request to sandbox")
-            }
-            Fault::StillTransitioning => proxy_json(
-                StatusCode::CONFLICT,
-                serde_json::json!({"sandboxId": id, "message": "The sandbox is still transitioning. Try again in a moment.", "code": 409}),
-            ),
-            Fault::ResumeDenied => proxy_json(
-                StatusCode::FORBIDDEN,
-                serde_json::json!({"sandboxId": id, "message": "This sandbox can't be resumed with the credentials provided. Check your access token and try again.", "code": 403}),
-            ),
-            Fault::TooManyConnections(limit) => proxy_json(
-                StatusCode::TOO_MANY_REQUESTS,
-                serde_json::json!({"sandboxId": id, "message": format!("The sandbox has too many concurrent incoming connections (limit: {limit})"), "code": 429, "connectionLimit": limit}),
-            ),
-            Fault::TeamSandboxLimit => proxy_json(
-                StatusCode::TOO_MANY_REQUESTS,
-                serde_json::json!({"sandboxId": id, "message": "Sandbox limit reached", "code": 429}),
-            ),
-        }
+        let (status, message, extra): (StatusCode, String, Option<(&str, serde_json::Value)>) =
+            match self {
+                Fault::SandboxNotFound => return sandbox_not_found(id),
+                Fault::RouteFailed => {
+                    return go_http_error(
+                        StatusCode::BAD_GATEWAY,
+                        "Failed to route request to sandbox",
+                    );
+                }
+                Fault::PortClosed => {
+                    // portClosedError: sandboxId, message, port, code.
+                    return proxy_json(
+                        StatusCode::BAD_GATEWAY,
+                        &[
+                            ("sandboxId", id.into()),
+                            ("message", "The sandbox is running but port is not open".into()),
+                            ("port", port.into()),
+                            ("code", 502.into()),
+                        ],
+                    );
+                }
+                Fault::StillTransitioning => (
+                    StatusCode::CONFLICT,
+                    "The sandbox is still transitioning. Try again in a moment.".into(),
+                    None,
+                ),
+                Fault::ResumeDenied => (
+                    StatusCode::FORBIDDEN,
+                    "This sandbox can't be resumed with the credentials provided. Check your access token and try again.".into(),
+                    None,
+                ),
+                Fault::TooManyConnections(limit) => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    format!(
+                        "The sandbox has too many concurrent incoming connections (limit: {limit})"
+                    ),
+                    Some(("connectionLimit", (*limit).into())),
+                ),
+                Fault::TeamSandboxLimit => {
+                    (StatusCode::TOO_MANY_REQUESTS, "Sandbox limit reached".into(), None)
+                }
+            };
+        // The data structs: sandboxId, message, code (and connectionLimit after code).
+        let mut fields = vec![
+            ("sandboxId", id.into()),
+            ("message", message.into()),
+            ("code", status.as_u16().into()),
+        ];
+        fields.extend(extra);
+        proxy_json(status, &fields)
     }
 }
 
@@ -301,10 +325,15 @@ fn json(status: StatusCode, body: serde_json::Value) -> Response<Body> {
 }
 
 /// The JSON of the proxy's templated errors: `TemplatedError.HandleError` writes
-/// `application/json; charset=utf-8` and the `json.Marshal` of the data
-/// (packages/shared/pkg/proxy/template/template.go).
-fn proxy_json(status: StatusCode, body: serde_json::Value) -> Response<Body> {
-    let mut response = json(status, body);
+/// `application/json; charset=utf-8` and the `json.Marshal` of the data, fields in the
+/// order of the Go struct (packages/shared/pkg/proxy/template/template.go).
+fn proxy_json(status: StatusCode, fields: &[(&str, serde_json::Value)]) -> Response<Body> {
+    let members: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("{}:{value}", serde_json::Value::from(*name)))
+        .collect();
+    let mut response = Response::new(Body::from(format!("{{{}}}", members.join(","))));
+    *response.status_mut() = status;
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json; charset=utf-8"),
@@ -328,20 +357,16 @@ fn go_http_error(status: StatusCode, text: &str) -> Response<Body> {
     response
 }
 
-/// template/sandbox_not_found.go, `NewSandboxNotFoundError`: 502, field order as the
-/// struct's (`sandboxId`, `message`, `code`).
+/// template/sandbox_not_found.go, `NewSandboxNotFoundError`: 502.
 fn sandbox_not_found(id: &str) -> Response<Body> {
-    let body = format!(
-        r#"{{"sandboxId":{},"message":"The sandbox was not found","code":502}}"#,
-        serde_json::Value::from(id)
-    );
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = StatusCode::BAD_GATEWAY;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    response
+    proxy_json(
+        StatusCode::BAD_GATEWAY,
+        &[
+            ("sandboxId", id.into()),
+            ("message", "The sandbox was not found".into()),
+            ("code", 502.into()),
+        ],
+    )
 }
 
 /// E2B's API error body (`apierrors.SendAPIStoreError`: `{"code", "message"}`).
@@ -466,22 +491,21 @@ async fn route(shared: &Shared, request: Request<hyper::body::Incoming>) -> Resp
     }
     let request = request.map(Body::new);
     let response = forward(shared, request, Some((id.clone(), port.to_string()))).await;
-    as_proxy_answer(response, &id).await
+    as_proxy_answer(response, &id, port).await
 }
 
 /// The daemon's router answers its own 502 JSON (`{"code":502,"message"}`) for a sandbox
 /// it does not run; E2B's proxy answers "The sandbox was not found" in its own shape
 /// (handler.go, `SandboxNotFoundError`), and for a sandbox whose envd it cannot reach the
-/// text of pool/client.go's `ErrorHandler`. A closed port's JSON is already E2B's.
-async fn as_proxy_answer(response: Response<Body>, id: &str) -> Response<Body> {
+/// text of pool/client.go's `ErrorHandler`; a closed port's is template/port_closed.go's.
+async fn as_proxy_answer(response: Response<Body>, id: &str, port: u64) -> Response<Body> {
     if response.status() != StatusCode::BAD_GATEWAY {
         return response;
     }
-    let (parts, body) = response.into_parts();
-    let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let bytes = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
     if value.get("port").is_some() {
-        return Response::from_parts(parts, Body::from(bytes));
+        return Fault::PortClosed.answer(id, port);
     }
     let message = value.get("message").and_then(|m| m.as_str()).unwrap_or_default();
     if message.starts_with("envd of sandbox") {
