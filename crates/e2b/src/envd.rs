@@ -840,6 +840,15 @@ mod tests {
                 sandbox_id: Some("abc123".into())
             }
         );
+        // E2B's own domain with a port (a stand-in, a proxy in between): still routed by
+        // header on `sandbox.<domain>`, the port kept.
+        assert_eq!(
+            EnvdTarget::cloud("abc123", "e2b.app:8443"),
+            EnvdTarget {
+                base_url: "https://sandbox.e2b.app:8443".into(),
+                sandbox_id: Some("abc123".into())
+            }
+        );
         assert_eq!(
             EnvdTarget::cloud("abc123", "example.org"),
             EnvdTarget { base_url: "https://49983-abc123.example.org".into(), sandbox_id: None }
