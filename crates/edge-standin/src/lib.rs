@@ -476,8 +476,11 @@ async fn route(shared: &Shared, request: Request<hyper::body::Incoming>) -> Resp
     });
     let hostname = hostname_of(&authority).to_ascii_lowercase();
     if hostname == format!("api.{}", shared.domain) {
+        // packages/auth/pkg/auth/internal/middleware/middleware.go: no key is a 401
+        // (`ErrNoAuthHeader`); the body's wording (the OpenAPI validator's) is not
+        // reproduced.
         if !request.headers().contains_key("x-api-key") {
-            return api_error(StatusCode::UNAUTHORIZED, "missing X-API-Key");
+            return api_error(StatusCode::UNAUTHORIZED, "authorization header is missing");
         }
         return api(shared, request).await;
     }
