@@ -247,18 +247,18 @@ async fn the_edges_own_answers_are_typed_and_never_taken_for_envds() {
 async fn the_keepalive_stops_at_the_teams_maximum_length() {
     let daemon = dsh_sandboxd::testing::TestDaemon::start().await.unwrap();
     let edge = Edge::start(DOMAIN, &daemon.url()).await.unwrap();
-    edge.set_max_instance_length(Duration::from_millis(1500));
+    edge.set_max_instance_length(Duration::from_secs(3));
     let http = raw_client(&edge);
     let connection = Connection::resolve(None, daemon.api_key(), None, Some(&edge.client_domain()));
     let config = SandboxConfig {
         template: Some("base".into()),
-        timeout_secs: 5,
-        keepalive_secs: Some(1),
+        timeout_secs: 10,
+        keepalive_secs: Some(2),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::open(http, &connection, &config).await.unwrap();
-    // Extensions at 1 s (granted) and 2 s (refused: past 1.5 s); none after.
-    tokio::time::sleep(Duration::from_millis(4500)).await;
+    // Extensions at 2 s (granted) and 4 s (refused: past 3 s); none at 6 s.
+    tokio::time::sleep(Duration::from_millis(7000)).await;
     let path = format!("/sandboxes/{}/timeout", sandbox.id());
     let asked = edge.recorded().iter().filter(|r| r.path == path).count();
     assert_eq!(asked, 2);
