@@ -352,3 +352,53 @@ async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
     );
     daemon.stop().await;
 }
+
+/// Through the stand-in of E2B's edge, envd E2B-strict (commands in envd's own group, as
+/// E2B starts them): how long a kill, a timeout, an abort (cancellation) and a drop take
+/// to end a tree of three
+/// that ignores SIGTERM, until none of it is left (counted inside the sandbox), by each
+/// of the edge's routes. Bounded by the grace (0.2 s) plus 2 s.
+#[tokio::test]
+async fn through_the_edge_kill_timeout_abort_and_drop_end_a_tree_within_a_bound() {
+    const TREE: &str = "trap '' TERM; sleep 100 & sleep 100";
+    let grace = Duration::from_millis(200);
+    for (route, b) in
+        [("port host", cloud_backend().await), ("shared host", cloud_shared_host_backend().await)]
+    {
+        for way in ["terminate", "timeout", "cancel", "drop"] {
+            let mut spec = b.spec(&["bash", "--norc", "--noprofile", "-c", TREE]);
+            spec.grace = grace;
+            let cancel = spec.cancel.clone();
+            if way == "timeout" {
+                spec.timeout = Some(Duration::from_millis(1500));
+            }
+            let process = b.subprocess.spawn(spec).await.unwrap();
+            let pgid = process.pid();
+            assert!(b.group_reaches(pgid, 3).await, "{:?}", b.group_members(pgid).await);
+            let started = std::time::Instant::now();
+            match way {
+                "terminate" => {
+                    let status = process.terminate().await;
+                    assert_eq!(status.signal, Some(libc::SIGKILL));
+                }
+                "timeout" => {
+                    let status = process.wait().await;
+                    assert_eq!(status.reason, dsh_core::EndReason::TimedOut);
+                }
+                "cancel" => {
+                    cancel.cancel();
+                    let status = process.wait().await;
+                    assert_eq!(status.reason, dsh_core::EndReason::Cancelled);
+                }
+                _ => drop(process),
+            }
+            assert!(b.group_reaches(pgid, 0).await, "{:?}", b.group_members(pgid).await);
+            let took = started.elapsed();
+            eprintln!("[through the edge, {route}] {way}: tree of 3 gone in {took:?}");
+            let bound = grace + Duration::from_secs(2);
+            let bound = if way == "timeout" { bound + Duration::from_millis(1500) } else { bound };
+            assert!(took < bound, "{way} by {route}: {took:?}");
+        }
+        b.finish().await;
+    }
+}
