@@ -144,9 +144,13 @@ fn fs_error(path: &Path, err: Error) -> FsError {
         Error::Http { status: 400, message } if message.contains("is a directory") => {
             return FsError::IsADirectory { path };
         }
-        // envd's `/files` answers ENOTDIR (a path through a regular file) with a 400
-        // ending so, on reads and writes alike.
+        // dsh-envd's `/files` answers ENOTDIR (a path through a regular file) with a 400
+        // ending so, on reads and writes alike; E2B's with a 500 "error checking if path
+        // exists '<p>': stat <p>: not a directory" (internal/api/download.go `GetFiles`).
         Error::Http { status: 400, message } if message.ends_with("is not a directory") => {
+            return FsError::NotADirectory { path };
+        }
+        Error::Http { status: 500, message } if message.ends_with(": not a directory") => {
             return FsError::NotADirectory { path };
         }
         _ => {}
@@ -160,8 +164,18 @@ fn fs_error(path: &Path, err: Error) -> FsError {
     }
 }
 
+/// Whether an entry is a symlink. E2B's envd sends `EntryInfo` fields 1 to 11 only and
+/// marks a link by `symlink_target` alone (set only for links, even dangling ones, to the
+/// resolved path or the link's own: e2b-dev/infra
+/// `packages/shared/pkg/filesystem/entry.go`, `GetEntryInfo`); its `type` is the
+/// target's (unspecified when it dangles). dsh-envd's `is_symlink` (field 1000) is not
+/// relied on.
+fn is_link(entry: &EntryInfo) -> bool {
+    entry.symlink_target.is_some()
+}
+
 fn kind_of(entry: &EntryInfo) -> FileKind {
-    if entry.is_symlink {
+    if is_link(entry) {
         return FileKind::Symlink;
     }
     match FileType::try_from(entry.r#type) {
@@ -197,13 +211,13 @@ impl SandboxBackend {
     async fn metadata(&self, path: &Path, follow: bool) -> Result<Metadata, FsError> {
         let entry = self.entry(path).await?;
         // envd's entry describes a symlink's target; `lstat` reports the link itself.
-        let kind = if !follow && entry.is_symlink {
+        let kind = if !follow && is_link(&entry) {
             FileKind::Symlink
         } else {
             match FileType::try_from(entry.r#type) {
                 Ok(FileType::File) => FileKind::File,
                 Ok(FileType::Directory) => FileKind::Directory,
-                _ if entry.is_symlink => {
+                _ if is_link(&entry) => {
                     return Err(FsError::NotFound { path: path.to_path_buf() });
                 }
                 _ => FileKind::Other,
@@ -211,7 +225,7 @@ impl SandboxBackend {
         };
         let version =
             if kind == FileKind::File { Some(self.file_version(path).await?) } else { None };
-        let size = if follow && entry.is_symlink && kind == FileKind::File {
+        let size = if follow && is_link(&entry) && kind == FileKind::File {
             // The entry's size is the link's; ask for the target's.
             let target = entry.symlink_target.clone().unwrap_or_default();
             self.envd
@@ -230,18 +244,49 @@ impl SandboxBackend {
     /// files; the announced size is checked against the cap before reading.
     async fn read_checked(&self, path: &Path, max_bytes: u64) -> Result<Bytes, FsError> {
         let text = require_absolute(path)?;
-        let (announced, stream) =
-            self.envd.download_sized(text, self.user()).await.map_err(|err| match &err {
-                Error::Http { status: 400, message } if message.ends_with("is a directory") => {
-                    FsError::IsADirectory { path: path.to_path_buf() }
+        // E2B's envd opens whatever the path names (internal/api/download.go): a FIFO
+        // blocks the answer until a writer comes, a character device answers an empty
+        // body. A stat sent alongside (no added round trip) says what the path is; the
+        // download is dropped unanswered when it is not a regular file.
+        let not_regular =
+            || FsError::InvalidArgument(format!("not a regular file: {}", path.display()));
+        let special = |entry: &Result<EntryInfo, Error>| {
+            let Ok(entry) = entry else { return false };
+            let regular_or_dir = matches!(
+                FileType::try_from(entry.r#type),
+                Ok(FileType::File | FileType::Directory)
+            );
+            // A dangling link names itself as its target (entry.go `followSymlink`): the
+            // download's 404 says so.
+            let dangling = entry.symlink_target.as_deref() == Some(text);
+            !regular_or_dir && !dangling
+        };
+        let stat = self.envd.stat(text, self.user());
+        let download = self.envd.download_sized(text, self.user());
+        tokio::pin!(stat, download);
+        let answer = tokio::select! {
+            entry = &mut stat => {
+                if special(&entry) {
+                    return Err(not_regular());
                 }
-                Error::Http { status: 400, message }
-                    if message.ends_with("is not a regular file") =>
-                {
-                    FsError::InvalidArgument(format!("not a regular file: {}", path.display()))
+                download.await
+            }
+            answer = &mut download => {
+                if special(&stat.await) {
+                    return Err(not_regular());
                 }
-                _ => fs_error(path, err),
-            })?;
+                answer
+            }
+        };
+        let (announced, stream) = answer.map_err(|err| match &err {
+            Error::Http { status: 400, message } if message.ends_with("is a directory") => {
+                FsError::IsADirectory { path: path.to_path_buf() }
+            }
+            Error::Http { status: 400, message } if message.ends_with("is not a regular file") => {
+                FsError::InvalidArgument(format!("not a regular file: {}", path.display()))
+            }
+            _ => fs_error(path, err),
+        })?;
         if let Some(size) = announced.filter(|size| *size > max_bytes) {
             return Err(FsError::TooLarge { path: path.to_path_buf(), size, limit: max_bytes });
         }
@@ -456,7 +501,7 @@ impl Fs for SandboxBackend {
         Box::pin(async move {
             let entry = self.entry(path).await?;
             if !recursive
-                && !entry.is_symlink
+                && !is_link(&entry)
                 && FileType::try_from(entry.r#type) == Ok(FileType::Directory)
             {
                 let text = require_absolute(path)?;
@@ -591,19 +636,61 @@ async fn signal_group_of(
 /// `kill` in the sandbox ends with this when no process is left in the group.
 const GROUP_GONE: i32 = 3;
 
+/// What every command is started under: it makes the command the leader of a new session
+/// and process group, with the pid envd reports, so the whole tree it starts can be
+/// signalled as one group. E2B's envd starts commands in its own process group (only a
+/// `Credential` in `SysProcAttr`: e2b-dev/infra
+/// `packages/envd/internal/services/process/handler/handler.go`, `New`) and signals the
+/// pid alone (`signal.go`), so without this a kill, a timeout or a drop would end the
+/// leader and leave its children running. The shell reads its own group from
+/// `/proc/$$/stat` (builtins only); already a leader (dsh-envd starts each command in a
+/// session of its own) it just execs. `setsid` (util-linux or busybox) calls setsid(2)
+/// and execs without forking when the caller does not lead a group, so the pid stays the
+/// command's. A missing program is the shell's own `exec` error (exit 127), as on E2B;
+/// an image without `setsid` runs the command in envd's group, and [`KILL_SCRIPT`] then
+/// walks the pid's descendants.
+const SESSION_SCRIPT: &str = r#"read -r s < /proc/$$/stat || s=
+s=${s##*) }; s=${s#* }; s=${s#* }; g=${s%% *}
+if [ "$g" != "$$" ] && command -v "$1" >/dev/null 2>&1 && command -v setsid >/dev/null 2>&1; then
+exec setsid "$@"
+fi
+exec "$@""#;
+
+/// Sends signal `$1` to process group `$2` with the shell's built-in `kill` (procps'
+/// reads a small negative id, and a sandbox's pids are small, as a signal even after
+/// `--`). When no group is numbered after `$2` but the process lives (a command started
+/// where `setsid` is missing: E2B's envd leaves it in envd's own group), the process and
+/// every descendant (`/proc/<pid>/task/<tid>/children`) get it instead. Nothing left:
+/// exit [`GROUP_GONE`].
+const KILL_SCRIPT: &str = r#"err=$(kill -s "$1" -- "-$2" 2>&1) && exit 0
+case $err in *"No such process"*) ;; *) printf '%s
+' "$err" >&2; exit 1 ;; esac
+[ -d "/proc/$2" ] || exit 3
+all=$2; list=$2
+while [ -n "$list" ]; do
+next=
+for p in $list; do
+for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do next="$next $c"; done
+done
+all="$all $next"; list=$next
+done
+kill -s "$1" $all 2>/dev/null
+exit 0"#;
+
+/// How long a process's end is awaited after SIGKILL reached its group before it is
+/// reported killed anyway: E2B's envd reports an end only once the output pipes close or
+/// a SendSignal cut them (`handler.go` `Wait`), and a child that left the group (its own
+/// `setsid`) may hold them open.
+pub const KILL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl SandboxBackend {
     /// Sends `signal` to process group `pgid` with a `kill` run in the sandbox (for
-    /// servers without dsh's group extension, and groups envd can no longer name). A
-    /// group with no process left is `NotFound`, as envd answers for an ended process.
-    /// The shell's built-in `kill`: procps' reads a small negative id (a sandbox's pids
-    /// are small) as a signal even after `--`.
+    /// servers without dsh's group extension, and groups envd can no longer name): see
+    /// [`KILL_SCRIPT`]. A group with no process left is `NotFound`, as envd answers for
+    /// an ended process.
     async fn kill_group(&self, pgid: u32, signal: Signal) -> Result<(), Error> {
-        let script = r#"err=$(kill -s "$1" -- "-$2" 2>&1) && exit 0
-case $err in *"No such process"*) exit 3 ;; esac
-printf '%s\n' "$err" >&2
-exit 1"#;
         let group = pgid.to_string();
-        let argv = ["sh", "-c", script, "sh", signal_name(signal), group.as_str()];
+        let argv = ["sh", "-c", KILL_SCRIPT, "sh", signal_name(signal), group.as_str()];
         let (_, stderr, exit) = self.helper_run(&argv).await?;
         match exit.exit_code {
             0 => Ok(()),
@@ -651,7 +738,7 @@ async fn pump(
     mut stream: ProcessStream,
     stdout: Option<OutputBuffer>,
     stderr: Option<OutputBuffer>,
-    exit: watch::Sender<Option<RawExit>>,
+    exit: Arc<watch::Sender<Option<RawExit>>>,
 ) {
     let end = loop {
         match stream.next().await {
@@ -674,12 +761,45 @@ async fn pump(
     for buffer in [stdout, stderr].into_iter().flatten() {
         buffer.close();
     }
-    let _ = exit.send(Some(end));
+    set_exit(&exit, end);
+}
+
+/// Records the end unless one was recorded already (the first word stands).
+fn set_exit(exit: &watch::Sender<Option<RawExit>>, end: RawExit) {
+    exit.send_if_modified(|current| {
+        if current.is_some() {
+            return false;
+        }
+        *current = Some(end);
+        true
+    });
 }
 
 struct ProcessHandle {
     backend: SandboxBackend,
     pid: u32,
+    exit: Arc<watch::Sender<Option<RawExit>>>,
+}
+
+impl ProcessHandle {
+    /// After SIGKILL reached the group: envd is asked to SIGKILL the pid too (on E2B's
+    /// envd that also stops its end from waiting for the output pipes: `outCancel()` in
+    /// `Handler.SendSignal`, handler.go), and the end is awaited [`KILL_WAIT`] at most;
+    /// then the process is reported killed, so no wait after a kill is unbounded.
+    async fn after_kill(&self) {
+        let _ =
+            self.backend.envd.signal(self.pid, WireSignal::Sigkill, SignalTarget::Process).await;
+        let exit = Arc::clone(&self.exit);
+        tokio::spawn(async move {
+            let mut seen = exit.subscribe();
+            if tokio::time::timeout(KILL_WAIT, seen.wait_for(Option::is_some)).await.is_err() {
+                set_exit(
+                    &exit,
+                    RawExit { code: None, signal: Some(libc_like::SIGKILL), lost: false },
+                );
+            }
+        });
+    }
 }
 
 /// What an `unavailable` error says, without the code its variant already names (the
@@ -702,10 +822,14 @@ fn process_error(err: Error) -> ProcessError {
 impl ProcessControl for ProcessHandle {
     fn signal_group(&self, signal: Signal) -> BoxFuture<'_, Result<(), ProcessError>> {
         Box::pin(async move {
-            signal_group_of(&self.backend, self.pid, SignalTarget::ProcessGroup, signal)
+            let sent = signal_group_of(&self.backend, self.pid, SignalTarget::ProcessGroup, signal)
                 .await
                 .map(|_| ())
-                .map_err(process_error)
+                .map_err(process_error);
+            if signal == Signal::Kill && self.exit.borrow().is_none() {
+                self.after_kill().await;
+            }
+            sent
         })
     }
 
@@ -739,9 +863,12 @@ impl Subprocess for SandboxBackend {
                     spec.cwd.display()
                 ))
             })?;
+            let mut wrapped = vec!["-c".to_owned(), SESSION_SCRIPT.to_owned(), "sh".to_owned()];
+            wrapped.push(program.clone());
+            wrapped.extend(args.iter().cloned());
             let options = StartOptions {
-                cmd: program.clone(),
-                args: args.to_vec(),
+                cmd: "/bin/sh".to_owned(),
+                args: wrapped,
                 envs: spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                 cwd: Some(cwd.to_owned()),
                 pty: None,
@@ -759,9 +886,10 @@ impl Subprocess for SandboxBackend {
             let pid = stream.pid;
             let (stdout, stderr) = (OutputBuffer::new(spec.stdout), OutputBuffer::new(spec.stderr));
             let (exit_tx, exit_rx) = watch::channel(None);
+            let exit_tx = Arc::new(exit_tx);
             let sinks = (sink_for(spec.stdout, &stdout), sink_for(spec.stderr, &stderr));
-            tokio::spawn(pump(stream, sinks.0, sinks.1, exit_tx));
-            let control = Arc::new(ProcessHandle { backend: self.clone(), pid });
+            tokio::spawn(pump(stream, sinks.0, sinks.1, Arc::clone(&exit_tx)));
+            let control = Arc::new(ProcessHandle { backend: self.clone(), pid, exit: exit_tx });
             if let StdinMode::Data(data) = &spec.stdin {
                 control.write_stdin(data).await?;
                 control.close_stdin().await?;

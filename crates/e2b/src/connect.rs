@@ -43,9 +43,8 @@ pub(crate) async fn send(request: reqwest::RequestBuilder) -> Result<reqwest::Re
 /// does not have (Connect's HTTP mapping: 404 is `unimplemented`; envd before 0.5.2 has
 /// no CloseStdin), never "the process is not found".
 pub(crate) fn error_answer(status: u16, body: &[u8]) -> Error {
-    if status == 502 {
-        let error = connect::ConnectError::from_unary_response(status, body);
-        return Error::SandboxGone(error.message);
+    if let Some(edge) = edge_answer(status, body) {
+        return edge;
     }
     let is_connect_error = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
@@ -55,6 +54,51 @@ pub(crate) fn error_answer(status: u16, body: &[u8]) -> Error {
         return Error::Rpc(connect::ConnectError::new(connect::Code::Unimplemented, message));
     }
     connect::ConnectError::from_unary_response(status, body).into()
+}
+
+/// Plain-text answers of E2B's edge (Go's `http.Error`, body and a newline): routing
+/// failures (`packages/shared/pkg/proxy/handler.go`, `pool/client.go`).
+const EDGE_TEXTS: [&str; 6] = [
+    "missing header",
+    "Invalid host",
+    "Invalid sandbox ID",
+    "Invalid sandbox port",
+    "Failed to route request to sandbox",
+    "Unexpected error when routing request",
+];
+
+/// An answer E2B's edge gave for itself (not envd's), as the client's error; `None` for
+/// anything else. A 502 JSON without `port` is the sandbox gone ("The sandbox was not
+/// found", `template/sandbox_not_found.go`; dsh-sandboxd's router answers its own 502
+/// JSON so too); with `port` the sandbox runs and the port is not open
+/// (`template/port_closed.go`); the JSON of 409, 403 and 429 (`sandbox_still_transitioning`,
+/// `sandbox_resume_permission_denied`, `sandbox_too_many_connections`,
+/// `team_sandbox_limit`) has a numeric `code` and a `sandboxId`; the text answers are
+/// [`EDGE_TEXTS`]. Any other 502 (a load balancer's page) is the edge, not proof the
+/// sandbox is gone.
+pub(crate) fn edge_answer(status: u16, body: &[u8]) -> Option<Error> {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(value) => {
+            let numeric_code = value.get("code").is_some_and(serde_json::Value::is_number);
+            let message =
+                value.get("message").and_then(|m| m.as_str()).unwrap_or_default().to_owned();
+            if status == 502 && numeric_code {
+                if value.get("port").is_some() {
+                    return Some(Error::Edge { status, message });
+                }
+                return Some(Error::SandboxGone(message));
+            }
+            if numeric_code && value.get("sandboxId").is_some() {
+                return Some(Error::Edge { status, message });
+            }
+            None
+        }
+        Err(_) => {
+            let text = String::from_utf8_lossy(body).trim().to_owned();
+            let edge_text = EDGE_TEXTS.iter().any(|known| text.starts_with(known));
+            (edge_text || status == 502).then_some(Error::Edge { status, message: text })
+        }
+    }
 }
 
 pub(crate) fn timeout_header(timeout: Duration) -> String {

@@ -94,6 +94,11 @@ pub struct SandboxInfo {
     /// (its sandboxes are microVMs).
     #[serde(default)]
     pub isolation: Option<String>,
+    /// The token E2B's edge asks for (`e2b-traffic-access-token`) on the sandbox's ports
+    /// when the sandbox was created with restricted public traffic (the API's `Sandbox`
+    /// schema, `trafficAccessToken`; the SDKs keep it as `traffic_access_token`).
+    #[serde(default)]
+    pub traffic_access_token: Option<String>,
 }
 
 /// A snapshot: its id (what `create` takes as the template) and names.
@@ -103,6 +108,19 @@ pub struct SnapshotInfo {
     pub snapshot_id: String,
     #[serde(default)]
     pub names: Vec<String>,
+}
+
+/// E2B's API refuses a timeout of 0 with 400 "Timeout must be greater than 0"
+/// (packages/api/internal/handlers/timeout_helper.go, `validateAndParseTimeout`): refused
+/// here first, saying which setting to change.
+fn positive_timeout(timeout_secs: u32) -> Result<()> {
+    if timeout_secs == 0 {
+        return Err(Error::Invalid(
+            "a sandbox's timeout must be greater than 0 seconds (E2B refuses 0): set timeout_secs"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// `text` as one path segment: names may hold `/` and `:`.
@@ -212,6 +230,9 @@ impl ControlPlane {
     }
 
     pub async fn create(&self, new: &NewSandbox) -> Result<SandboxInfo> {
+        if let Some(timeout) = new.timeout {
+            positive_timeout(timeout)?;
+        }
         let (status, body) =
             self.send(self.request(reqwest::Method::POST, "/sandboxes").json(new)).await?;
         Self::parse(status, &body)
@@ -219,6 +240,7 @@ impl ControlPlane {
 
     /// Connects to a sandbox, resuming it if paused, and sets its timeout.
     pub async fn connect(&self, sandbox_id: &str, timeout_secs: u32) -> Result<SandboxInfo> {
+        positive_timeout(timeout_secs)?;
         let request = self
             .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/connect"))
             .json(&serde_json::json!({ "timeout": timeout_secs }));
@@ -296,6 +318,12 @@ impl ControlPlane {
     /// Pauses a sandbox; `false` when it was already paused. `keep_memory` (E2B's
     /// default): its processes are kept, frozen, and go on after resume; else they stop
     /// and only its files are kept (resume is a reboot).
+    ///
+    /// E2B answers 409 for two things (packages/api/internal/handlers/sandbox_pause.go):
+    /// "Error pausing sandbox - sandbox '<id>' is already paused"
+    /// (`pauseHandleNotRunningSandbox`) and "Sandbox '<id>' cannot be paused while in
+    /// '<state>' state" (an `InvalidStateTransitionError`: being killed, snapshotted...).
+    /// Only the first is `false`; the second is an error.
     pub async fn pause(&self, sandbox_id: &str, keep_memory: bool) -> Result<bool> {
         let request = self
             .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/pause"))
@@ -303,7 +331,10 @@ impl ControlPlane {
         let (status, body) = self.send(request).await?;
         match status {
             200..=299 => Ok(true),
-            409 => Ok(false),
+            409 => match http_error(status, &body) {
+                Error::Http { message, .. } if message.ends_with("is already paused") => Ok(false),
+                other => Err(other),
+            },
             _ => Err(http_error(status, &body)),
         }
     }
@@ -369,13 +400,17 @@ impl ControlPlane {
             if let Some(token) = &next {
                 query.push(("nextToken", token.clone()));
             }
-            let response =
-                self.request(reqwest::Method::GET, "/snapshots").query(&query).send().await?;
+            // As `list_paged`: connection setup retried, an empty token is the last page.
+            let response = crate::connect::send(
+                self.request(reqwest::Method::GET, "/snapshots").query(&query),
+            )
+            .await?;
             let status = response.status().as_u16();
             next = response
                 .headers()
                 .get("x-next-token")
                 .and_then(|v| v.to_str().ok())
+                .filter(|token| !token.is_empty())
                 .map(str::to_owned);
             let body = response.bytes().await?;
             snapshots.extend(Self::parse::<Vec<SnapshotInfo>>(status, &body)?);
@@ -417,6 +452,7 @@ impl ControlPlane {
 
     /// Sets the timeout to `timeout_secs` from now.
     pub async fn set_timeout(&self, sandbox_id: &str, timeout_secs: u32) -> Result<()> {
+        positive_timeout(timeout_secs)?;
         let request = self
             .request(reqwest::Method::POST, &format!("/sandboxes/{sandbox_id}/timeout"))
             .json(&serde_json::json!({ "timeout": timeout_secs }));

@@ -81,7 +81,9 @@ impl EnvdTarget {
     /// E2B cloud's URL for a sandbox: routing headers on the supported domains, the
     /// `49983-<id>.<domain>` host elsewhere.
     pub fn cloud(sandbox_id: &str, domain: &str) -> Self {
-        if ROUTED_DOMAINS.contains(&domain) {
+        // A domain may carry a port (`e2b.app:8443`): the name decides, the port is kept.
+        let name = domain.rsplit_once(':').map_or(domain, |(name, _)| name);
+        if ROUTED_DOMAINS.contains(&name) {
             Self::routed(format!("https://sandbox.{domain}"), sandbox_id)
         } else {
             Self::direct(format!("https://{}-{sandbox_id}.{domain}", dsh_proto::ENVD_PORT))
@@ -806,12 +808,10 @@ fn multipart(path: &str, data: &[u8]) -> (String, Bytes) {
     (format!("multipart/form-data; boundary={boundary}"), body.freeze())
 }
 
-/// A `/files` (or `/health`) error: E2B's 502 is the sandbox gone, else envd's body.
+/// A `/files` (or `/health`) error: the edge's own answers (the sandbox gone among them:
+/// [`connect::edge_answer`]), else envd's body.
 fn files_error(status: u16, body: &[u8]) -> Error {
-    match http_error(status, body) {
-        Error::Http { status: 502, message } => Error::SandboxGone(message),
-        other => other,
-    }
+    connect::edge_answer(status, body).unwrap_or_else(|| http_error(status, body))
 }
 
 fn selector(pid: u32) -> proc::ProcessSelector {
@@ -837,6 +837,15 @@ mod tests {
             EnvdTarget::cloud("abc123", "e2b.app"),
             EnvdTarget {
                 base_url: "https://sandbox.e2b.app".into(),
+                sandbox_id: Some("abc123".into())
+            }
+        );
+        // E2B's own domain with a port (a stand-in, a proxy in between): still routed by
+        // header on `sandbox.<domain>`, the port kept.
+        assert_eq!(
+            EnvdTarget::cloud("abc123", "e2b.app:8443"),
+            EnvdTarget {
+                base_url: "https://sandbox.e2b.app:8443".into(),
                 sandbox_id: Some("abc123".into())
             }
         );

@@ -31,6 +31,17 @@ pub enum Error {
     /// `e2b/envd/rpc.py`). Retrying will not help; create or resume a sandbox.
     #[error("the sandbox is gone (killed, timed out or paused): {0}")]
     SandboxGone(String),
+    /// E2B's edge (its sandbox proxy) answered for itself, before the request reached
+    /// envd: a sandbox still pausing or resuming (409, retry soon), too many connections
+    /// or the team's sandbox limit (429), a resume the credentials may not do (403), the
+    /// sandbox running with envd's port not open or a route that failed for now (502), a
+    /// request it cannot route (400: a misconfigured domain or URL). Its JSON carries a
+    /// numeric `code` (Connect errors carry a string one), its plain texts are Go's
+    /// `http.Error` (e2b-dev/infra `packages/shared/pkg/proxy/handler.go`,
+    /// `pool/client.go`, `template/*.go`). Never a Connect code of envd's: a 409 here is
+    /// not "already exists".
+    #[error("E2B's edge answered {status}: {message}")]
+    Edge { status: u16, message: String },
     /// The sandbox's envd is too old for this operation (its template predates it):
     /// rebuild the template. `envd_version` is what the control plane reported.
     #[error("envd {envd_version} does not support {feature}; rebuild the template")]
@@ -49,6 +60,13 @@ impl Error {
             Error::Invalid(_) => Code::InvalidArgument,
             Error::SandboxGone(_) => Code::Unavailable,
             Error::Unsupported { .. } => Code::Unimplemented,
+            Error::Edge { status, .. } => match status {
+                403 => Code::PermissionDenied,
+                429 => Code::ResourceExhausted,
+                400 => Code::FailedPrecondition,
+                // 409: still transitioning; 502: port not open or a failed route.
+                _ => Code::Unavailable,
+            },
         }
     }
 

@@ -16,7 +16,7 @@ pub mod layers;
 pub mod sandbox;
 pub mod templates;
 
-pub use backend::SandboxBackend;
+pub use backend::{KILL_WAIT, SandboxBackend};
 pub use config::{OnDispose, OnTimeout, SandboxConfig};
 pub use control::{Collected, ControlPlane, NewSandbox, SandboxDetail, SandboxInfo, SandboxMetric};
 pub use envd::{

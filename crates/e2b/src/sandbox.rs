@@ -96,6 +96,9 @@ impl Drop for Sandbox {
     }
 }
 
+/// E2B's answer to extending a sandbox past the team's maximum length (400).
+const MAX_LENGTH_EXCEEDED: &str = "Max instance length exceeded";
+
 /// Sets the sandbox's timeout to `timeout_secs` from now every `every`, for as long as
 /// the owner lives: a long interactive session is not killed (or paused) at its first
 /// deadline while the agent still works in it, and a dsh that dies stops extending, so
@@ -113,8 +116,20 @@ async fn keep_alive(
         tick.tick().await;
         match control.set_timeout(&id, timeout_secs).await {
             Ok(()) => tracing::debug!(sandbox = %id, timeout_secs, "sandbox timeout extended"),
+            // E2B answers 404 for a sandbox that is gone or paused (a paused one is not in
+            // its store of running sandboxes: packages/api/internal/orchestrator/keep_alive.go).
             Err(err) if err.is_not_found() => {
-                tracing::debug!(sandbox = %id, "sandbox gone: no more extensions");
+                tracing::debug!(sandbox = %id, "sandbox gone or paused: no more extensions");
+                return;
+            }
+            // keep_alive.go: 400 "Max instance length exceeded" once the sandbox has run
+            // as long as the team may: no extension can succeed again, and the sandbox
+            // ends at the deadline it has. Said once, then the keep-alive stops.
+            Err(Error::Http { status: 400, message }) if message == MAX_LENGTH_EXCEEDED => {
+                tracing::warn!(
+                    sandbox = %id,
+                    "the sandbox has reached the team's maximum length; it ends at its current deadline"
+                );
                 return;
             }
             Err(err) => tracing::warn!(sandbox = %id, %err, "cannot extend the sandbox's timeout"),
@@ -282,8 +297,11 @@ impl Sandbox {
                 Ok(format!("killed sandbox {id}"))
             }
             OnDispose::Pause => {
-                self.control.pause(id, true).await?;
-                Ok(format!("paused sandbox {id}"))
+                if self.control.pause(id, true).await? {
+                    Ok(format!("paused sandbox {id}"))
+                } else {
+                    Ok(format!("sandbox {id} was already paused"))
+                }
             }
             OnDispose::Leave => Ok(format!("left sandbox {id} running")),
         }

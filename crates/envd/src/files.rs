@@ -143,6 +143,11 @@ async fn download(
         Ok(path) => path,
         Err(response) => return response,
     };
+    if envd.config.strict.is_some()
+        && let Some(answer) = crate::strict::download_answer(&path).await
+    {
+        return answer;
+    }
     let opened = {
         let path = path.clone();
         tokio::task::spawn_blocking(move || open_for_download(&path)).await

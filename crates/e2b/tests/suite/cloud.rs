@@ -93,6 +93,256 @@ async fn on_e2b_envd_ctrl_c_and_sigkill_reach_the_foreground_job_never_the_shell
     assert!(!status.success());
 }
 
+/// `sh -c SCRIPT` as a spawn spec in `dir`.
+fn sh_spec(dir: &std::path::Path, script: &str) -> dsh_core::SpawnSpec {
+    let env = BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]);
+    dsh_core::SpawnSpec::new(["/bin/sh", "-c", script], dir, env)
+}
+
+/// The pgid and sid of `pid`, from `/proc` (the strict envd runs on this host).
+fn group_and_session(pid: u32) -> (u32, u32) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = stat.rsplit_once(')').unwrap().1;
+    let fields: Vec<u32> =
+        after.split_whitespace().skip(2).take(2).map(|f| f.parse().unwrap()).collect();
+    (fields[0], fields[1])
+}
+
+#[tokio::test]
+async fn e2b_strict_envd_starts_commands_in_its_own_group_as_e2bs_envd_does() {
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let envd = client(&daemon);
+    let process = envd.start(sleeper()).await.unwrap();
+    // handler.go: only a Credential, no Setsid/Setpgid: the command is in envd's group
+    // and session, and no group is numbered after its pid.
+    assert_eq!(group_and_session(process.pid), group_and_session(std::process::id()));
+    assert_ne!(group_and_session(process.pid).0, process.pid);
+    // Under envd's wrapper: `sh -c 'echo 100 > /proc/$$/oom_score_adj && exec ...'`.
+    // The wrapper shell writes it just after the start.
+    let oom_path = format!("/proc/{}/oom_score_adj", process.pid);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut oom = std::fs::read_to_string(&oom_path).unwrap();
+    while oom.trim() != "100" && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        oom = std::fs::read_to_string(&oom_path).unwrap();
+    }
+    assert_eq!(oom.trim(), "100");
+    envd.signal(process.pid, dsh_proto::process::Signal::Sigkill, Default::default())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn on_e2b_envd_the_backend_starts_each_command_as_its_groups_leader_and_kills_the_tree() {
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let process =
+        dsh_core::Subprocess::spawn(&backend, sh_spec(&daemon.home, "sleep 100 & sleep 100"))
+            .await
+            .unwrap();
+    let pid = process.pid();
+    // The wrapper's `setsid` runs just after the start: the group is whole soon after.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while group_members(pid) < 3 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(group_and_session(pid), (pid, pid));
+    assert_eq!(group_members(pid), 3);
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), process.terminate()).await.unwrap();
+    while group_members(pid) > 0 && started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let took = started.elapsed();
+    eprintln!("[e2b-strict] terminate of a tree of 3: all gone in {took:?}");
+    assert_eq!(status.signal, Some(libc::SIGTERM));
+    assert_eq!(group_members(pid), 0);
+}
+
+/// Waits until `pid` leads its own session (its `setsid` ran).
+async fn left_the_group(pid: u32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while group_and_session(pid) != (pid, pid) {
+        assert!(std::time::Instant::now() < deadline, "{pid} never left the group");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Live (not zombie) processes of group `pgid` on this host.
+fn group_members(pgid: u32) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                s.rsplit_once(')').is_some_and(|(_, rest)| {
+                    let f: Vec<&str> = rest.split_whitespace().collect();
+                    f.len() > 2 && f[0] != "Z" && f[2] == pgid.to_string()
+                })
+            })
+        })
+        .count()
+}
+
+/// A child that left the group (its own `setsid`) holds the output pipes: E2B's envd
+/// reports no end until they close or a SendSignal TERM/KILL cuts them (`outCancel()`),
+/// so a kill of the group alone left `wait` hanging. The backend also asks envd to kill
+/// the pid, and the end comes when the leader is reaped.
+#[tokio::test]
+async fn on_e2b_envd_a_kill_ends_the_wait_even_when_a_child_that_left_the_group_holds_the_pipes() {
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let mut spec = sh_spec(&daemon.home, "setsid sleep 100 & echo $!; exec sleep 100");
+    spec.grace = Duration::from_millis(200);
+    let process = dsh_core::Subprocess::spawn(&backend, spec).await.unwrap();
+    process.stdout().wait_beyond(0).await;
+    let escaped: u32 = process.stdout().snapshot().to_string_lossy().trim().parse().unwrap();
+    left_the_group(escaped).await;
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), process.terminate()).await;
+    let took = started.elapsed();
+    // SAFETY: kill(2) with plain integers, on the test's own child.
+    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
+    let status = status.expect("the wait after a kill must end");
+    eprintln!("[e2b-strict] kill with a pipe-holding escapee: ended in {took:?}");
+    assert_eq!(
+        (status.signal, status.reason),
+        (Some(libc::SIGTERM), dsh_core::EndReason::Terminated)
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+/// An envd that never reports the end after a kill (dsh-envd's own, whose end waits for
+/// the pipes and whose pid-level SIGKILL does not cut them): the backend's bound
+/// reports the process killed [`dsh_e2b::KILL_WAIT`] after the kill, never a hang.
+#[tokio::test]
+async fn the_wait_after_a_kill_is_bounded_when_envd_reports_no_end() {
+    let daemon = dsh_envd::testing::start_with(EnvdConfig {
+        default_user: "user".into(),
+        ..EnvdConfig::default()
+    })
+    .await
+    .unwrap();
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let mut spec = sh_spec(&daemon.home, "trap '' TERM; setsid sleep 100 & echo $!; sleep 100");
+    spec.grace = Duration::from_millis(200);
+    let process = dsh_core::Subprocess::spawn(&backend, spec).await.unwrap();
+    process.stdout().wait_beyond(0).await;
+    let escaped: u32 = process.stdout().snapshot().to_string_lossy().trim().parse().unwrap();
+    left_the_group(escaped).await;
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(15), process.terminate()).await;
+    let took = started.elapsed();
+    // SAFETY: kill(2) with plain integers, on the test's own child.
+    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
+    let status = status.expect("the wait after a kill must end");
+    eprintln!("[dsh-envd] kill with a pipe-holding escapee: ended in {took:?}");
+    assert_eq!(
+        (status.signal, status.reason),
+        (Some(libc::SIGKILL), dsh_core::EndReason::Terminated)
+    );
+    assert!(
+        took >= dsh_e2b::KILL_WAIT && took < dsh_e2b::KILL_WAIT + Duration::from_secs(2),
+        "{took:?}"
+    );
+}
+
+// 2. EntryInfo: fields 1-11 only on E2B's envd.
+
+#[tokio::test]
+async fn on_e2b_envd_links_are_told_by_symlink_target_alone() {
+    use dsh_core::{FileKind, Fs as _};
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let home = daemon.home.clone();
+    std::fs::write(home.join("target.txt"), b"twelve bytes").unwrap();
+    std::os::unix::fs::symlink(home.join("target.txt"), home.join("link")).unwrap();
+    std::os::unix::fs::symlink(home.join("missing"), home.join("dangling")).unwrap();
+    std::fs::create_dir(home.join("dir")).unwrap();
+    std::os::unix::fs::symlink(home.join("dir"), home.join("dirlink")).unwrap();
+    let envd = client(&daemon);
+    // utils.go `entryInfo`: no field beyond 11; the type is the target's.
+    let link = envd.stat(home.join("link").to_str().unwrap(), None).await.unwrap();
+    assert!(!link.is_symlink);
+    assert_eq!(link.r#type, dsh_proto::filesystem::FileType::File as i32);
+    assert_eq!(link.symlink_target.as_deref(), home.join("target.txt").to_str());
+    let plain = envd.stat(home.join("target.txt").to_str().unwrap(), None).await.unwrap();
+    assert_eq!(plain.symlink_target, None);
+
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let lstat = backend.lstat(&home.join("link")).await.unwrap();
+    assert_eq!(lstat.kind, FileKind::Symlink);
+    let stat = backend.stat(&home.join("link")).await.unwrap();
+    assert_eq!((stat.kind, stat.size), (FileKind::File, 12));
+    assert_eq!(backend.lstat(&home.join("dangling")).await.unwrap().kind, FileKind::Symlink);
+    let err = backend.stat(&home.join("dangling")).await.unwrap_err();
+    assert!(matches!(err, dsh_core::FsError::NotFound { .. }), "{err}");
+    let mut listed: Vec<(String, FileKind)> = backend
+        .list_dir(&home)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name, e.kind))
+        .filter(|(name, _)| {
+            ["link", "dangling", "dirlink", "dir", "target.txt"].contains(&name.as_str())
+        })
+        .collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        listed,
+        [
+            ("dangling".to_owned(), FileKind::Symlink),
+            ("dir".to_owned(), FileKind::Directory),
+            ("dirlink".to_owned(), FileKind::Symlink),
+            ("link".to_owned(), FileKind::Symlink),
+            ("target.txt".to_owned(), FileKind::File),
+        ]
+    );
+    // A link to a directory is removed as a link, not refused as a directory.
+    backend.remove(&home.join("dirlink"), false).await.unwrap();
+    assert!(home.join("dir").is_dir());
+    assert!(!home.join("dirlink").exists());
+}
+
+// 8. `/files` on E2B's envd: ENOTDIR is a 500, a FIFO blocks, a device is empty.
+
+#[tokio::test]
+async fn on_e2b_envd_reads_of_special_paths_are_typed_never_empty_or_hung() {
+    use dsh_core::{Fs as _, FsError};
+    let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
+    let home = daemon.home.clone();
+    std::fs::write(home.join("file"), b"x").unwrap();
+    let fifo = home.join("fifo");
+    let fifo_c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo_c.as_ptr(), 0o644) }, 0);
+    // What E2B's envd answers (internal/api/download.go), raw.
+    let envd = client(&daemon);
+    let through = home.join("file/x");
+    let err = envd.read_file(through.to_str().unwrap(), None).await.unwrap_err();
+    let shown = through.display();
+    assert!(
+        matches!(&err, Error::Http { status: 500, message }
+            if *message == format!("error checking if path exists '{shown}': stat {shown}: not a directory")),
+        "{err}"
+    );
+    assert_eq!(envd.read_file("/dev/zero", None).await.unwrap(), Bytes::new());
+    let blocked = tokio::time::timeout(
+        Duration::from_millis(500),
+        envd.read_file(fifo.to_str().unwrap(), None),
+    );
+    assert!(blocked.await.is_err(), "E2B's envd blocks on a FIFO");
+    // What the backend makes of it.
+    let backend = SandboxBackend::new(client(&daemon), None);
+    let err = backend.read_text(&through, 1024).await.unwrap_err();
+    assert!(matches!(err, FsError::NotADirectory { .. }), "{err}");
+    for special in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let read = tokio::time::timeout(Duration::from_secs(5), backend.read_text(special, 1024));
+        let err = read.await.expect("a read of a special file must not hang").unwrap_err();
+        assert!(matches!(err, FsError::InvalidArgument(_)), "{err}");
+    }
+    assert_eq!(backend.read_text(&home.join("file"), 1024).await.unwrap().text, "x");
+}
+
 // 3. envdVersion gates, against E2B's envd of that version.
 
 #[tokio::test]
@@ -127,8 +377,16 @@ async fn envd_0_5_1_gets_multipart_uploads_and_close_stdin_is_unsupported_not_ex
 async fn envd_0_3_0_is_told_the_user_it_has_no_default_for() {
     let daemon = strict_envd(StrictVersion(0, 3, 0)).await;
     let naive = client(&daemon);
+    // internal/permissions/authenticate.go `GetAuthUser`: unauthenticated, "no user
+    // specified" (was invalid_argument here).
     let err = naive.stat("/tmp", None).await.unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert_eq!(err.code(), Code::Unauthenticated, "{err}");
+    assert!(matches!(&err, Error::Rpc(rpc) if rpc.message == "no user specified"), "{err}");
+    let err = naive.read_file("/tmp", None).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Http { status: 400, message } if message == "no user specified"),
+        "{err}"
+    );
     let told = client(&daemon).with_envd_version("0.3.0");
     assert_eq!(told.stat("/tmp", None).await.unwrap().path, "/tmp");
     let path = format!("{}/file", daemon.home.display());
@@ -361,4 +619,70 @@ async fn e2b_strict_envd_takes_term_and_kill_to_the_pid_only() {
         }
     };
     assert_eq!(ended.status, "signal: killed");
+}
+
+// Control plane answers as E2B's API gives them.
+
+#[tokio::test]
+async fn snapshot_lists_retry_connection_setup_and_stop_at_an_empty_next_token() {
+    // A port that is free now and served 250 ms later; its one page ends with an empty
+    // `x-next-token`, which is no next page.
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = probe.local_addr().unwrap();
+    drop(probe);
+    let server = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+        let mut served = 0;
+        while let Ok(Ok((mut socket, _))) =
+            tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
+        {
+            let mut request = [0u8; 4096];
+            let _ = socket.read(&mut request).await;
+            let body = r#"[{"snapshotID":"snap1","names":["team/snap1:default"]}]"#;
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-next-token: \r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            socket.write_all(answer.as_bytes()).await.unwrap();
+            served += 1;
+        }
+        served
+    });
+    let control = dsh_e2b::ControlPlane::new(
+        dsh_e2b::http_client().unwrap(),
+        format!("http://{address}"),
+        "k",
+    );
+    let listed = tokio::time::timeout(Duration::from_secs(5), control.list_snapshots(None))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].snapshot_id, "snap1");
+    assert_eq!(server.await.unwrap(), 1);
+}
+
+#[test]
+fn the_create_answer_keeps_the_traffic_access_token() {
+    // The API's `Sandbox` schema as E2B answers a create with restricted public traffic.
+    let answer = br#"{"sandboxID":"i1a2b3c4d5e6f7g8h9j0","templateID":"base","clientID":"6532622b",
+        "envdVersion":"0.6.13","envdAccessToken":"ea-token","trafficAccessToken":"ta-token",
+        "domain":null}"#;
+    let info: dsh_e2b::SandboxInfo = serde_json::from_slice(answer).unwrap();
+    assert_eq!(info.traffic_access_token.as_deref(), Some("ta-token"));
+    assert_eq!(info.envd_access_token.as_deref(), Some("ea-token"));
+}
+
+#[tokio::test]
+async fn a_timeout_of_zero_is_refused_before_any_request() {
+    // Nothing listens here: a request sent would be a transport error, not this one.
+    let control =
+        dsh_e2b::ControlPlane::new(dsh_e2b::http_client().unwrap(), "http://127.0.0.1:9", "k");
+    let mut new = dsh_e2b::NewSandbox::from_template("base");
+    new.timeout = Some(0);
+    let refused = |err: Error| matches!(&err, Error::Invalid(m) if m.contains("greater than 0"));
+    assert!(refused(control.create(&new).await.unwrap_err()));
+    assert!(refused(control.set_timeout("abc", 0).await.unwrap_err()));
+    assert!(refused(control.connect("abc", 0).await.unwrap_err()));
 }

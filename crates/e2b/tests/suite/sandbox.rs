@@ -57,10 +57,30 @@ pub async fn sandbox_backend() -> BackendUnderTest {
     under_test
 }
 
+/// How the e2b backend reaches a sandbox's envd through E2B's edge.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `https://<port>-<id>.<domain>` (a self-hosted E2B's domain).
+    PortHost,
+    /// `https://sandbox.<domain>` with `E2b-Sandbox-Id` / `E2b-Sandbox-Port` (E2B's own
+    /// domains).
+    SharedHost,
+}
+
 /// The e2b backend as it reaches E2B cloud: `E2B_DOMAIN`-style hosts over TLS and
 /// HTTP/2 through the stand-in of E2B's edge, to a local sandbox whose envd behaves as
-/// E2B's 0.6.13 does (signals to pids only, none of dsh's extensions).
+/// E2B's 0.6.13 does (commands started in envd's own process group, signals to pids
+/// only, none of dsh's extensions).
 pub async fn cloud_backend() -> BackendUnderTest {
+    cloud_backend_by(Route::PortHost).await
+}
+
+/// [`cloud_backend`] through `sandbox.<domain>` and the routing headers.
+pub async fn cloud_shared_host_backend() -> BackendUnderTest {
+    cloud_backend_by(Route::SharedHost).await
+}
+
+async fn cloud_backend_by(route: Route) -> BackendUnderTest {
     let daemon = dsh_sandboxd::testing::TestDaemon::start_with(|config| {
         config.envd_args = vec!["--e2b-strict".into(), "0.6.13".into()];
     })
@@ -70,8 +90,16 @@ pub async fn cloud_backend() -> BackendUnderTest {
     let http =
         dsh_e2b::http_client_with(Some(edge.ca_file.to_str().unwrap()), Some(&edge.resolve_rule()))
             .unwrap();
-    let connection = Connection::resolve(None, daemon.api_key(), None, Some(&edge.client_domain()));
+    let shared_host = edge.sandbox_url();
+    let envd_url = (route == Route::SharedHost).then_some(shared_host.as_str());
+    let connection =
+        Connection::resolve(None, daemon.api_key(), envd_url, Some(&edge.client_domain()));
     let sandbox = Arc::new(Sandbox::open(http, &connection, &sandbox_config()).await.unwrap());
+    let sandbox_id = sandbox.id().to_owned();
+    let envd_host = match route {
+        Route::PortHost => format!("49983-{}.{}", sandbox.id(), edge.client_domain()),
+        Route::SharedHost => format!("sandbox.{}", edge.client_domain()),
+    };
     let runtime = sandbox.runtime();
     let root = runtime.cwd.join("contract");
     runtime.fs.make_dir(&root, false).await.unwrap();
@@ -81,9 +109,30 @@ pub async fn cloud_backend() -> BackendUnderTest {
         BackendUnderTest::new("cloud", fs, subprocess, terminals, root).on_finish(async move {
             let report = runtime.dispose().await;
             assert!(matches!(report.sandbox, Some(Ok(_))), "{report:?}");
+            let recorded = edge.recorded();
             let versions: std::collections::BTreeSet<String> =
-                edge.recorded().into_iter().map(|r| r.version).collect();
+                recorded.iter().map(|r| r.version.clone()).collect();
             assert_eq!(versions, std::collections::BTreeSet::from(["HTTP/2.0".to_owned()]));
+            // Every envd request took the route under test, and on the shared host named
+            // its sandbox and envd's port.
+            let api_host = format!("api.{}", edge.client_domain());
+            let envd: Vec<_> = recorded.iter().filter(|r| r.authority != api_host).collect();
+            assert!(!envd.is_empty());
+            for request in envd {
+                assert_eq!(request.authority, envd_host, "{request:?}");
+                let headers =
+                    (request.header("e2b-sandbox-id"), request.header("e2b-sandbox-port"));
+                match route {
+                    Route::PortHost => assert_eq!(headers, (None, None), "{request:?}"),
+                    Route::SharedHost => {
+                        assert_eq!(
+                            headers,
+                            (Some(sandbox_id.as_str()), Some("49983")),
+                            "{request:?}"
+                        )
+                    }
+                }
+            }
             drop(edge);
             daemon.stop().await.unwrap();
         });
@@ -302,4 +351,54 @@ async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
         "{err}"
     );
     daemon.stop().await;
+}
+
+/// Through the stand-in of E2B's edge, envd E2B-strict (commands in envd's own group, as
+/// E2B starts them): how long a kill, a timeout, an abort (cancellation) and a drop take
+/// to end a tree of three
+/// that ignores SIGTERM, until none of it is left (counted inside the sandbox), by each
+/// of the edge's routes. Bounded by the grace (0.2 s) plus 2 s.
+#[tokio::test]
+async fn through_the_edge_kill_timeout_abort_and_drop_end_a_tree_within_a_bound() {
+    const TREE: &str = "trap '' TERM; sleep 100 & sleep 100";
+    let grace = Duration::from_millis(200);
+    for (route, b) in
+        [("port host", cloud_backend().await), ("shared host", cloud_shared_host_backend().await)]
+    {
+        for way in ["terminate", "timeout", "cancel", "drop"] {
+            let mut spec = b.spec(&["bash", "--norc", "--noprofile", "-c", TREE]);
+            spec.grace = grace;
+            let cancel = spec.cancel.clone();
+            if way == "timeout" {
+                spec.timeout = Some(Duration::from_millis(1500));
+            }
+            let process = b.subprocess.spawn(spec).await.unwrap();
+            let pgid = process.pid();
+            assert!(b.group_reaches(pgid, 3).await, "{:?}", b.group_members(pgid).await);
+            let started = std::time::Instant::now();
+            match way {
+                "terminate" => {
+                    let status = process.terminate().await;
+                    assert_eq!(status.signal, Some(libc::SIGKILL));
+                }
+                "timeout" => {
+                    let status = process.wait().await;
+                    assert_eq!(status.reason, dsh_core::EndReason::TimedOut);
+                }
+                "cancel" => {
+                    cancel.cancel();
+                    let status = process.wait().await;
+                    assert_eq!(status.reason, dsh_core::EndReason::Cancelled);
+                }
+                _ => drop(process),
+            }
+            assert!(b.group_reaches(pgid, 0).await, "{:?}", b.group_members(pgid).await);
+            let took = started.elapsed();
+            eprintln!("[through the edge, {route}] {way}: tree of 3 gone in {took:?}");
+            let bound = grace + Duration::from_secs(2);
+            let bound = if way == "timeout" { bound + Duration::from_millis(1500) } else { bound };
+            assert!(took < bound, "{way} by {route}: {took:?}");
+        }
+        b.finish().await;
+    }
 }

@@ -56,7 +56,7 @@ async fn stat(
     let path = resolve(&envd, &request.path, &context.user)?;
     blocking(move || {
         let entry = entry::entry_info(&path, &envd.users).map_err(|err| io_error(&path, &err))?;
-        Ok(StatResponse { entry: Some(entry) })
+        Ok(StatResponse { entry: Some(crate::strict::entry(&envd, entry)) })
     })
     .await
 }
@@ -125,7 +125,7 @@ async fn make_dir(
             _ => io_error(&path, &err),
         })?;
         let entry = entry::entry_info(&path, &envd.users).map_err(|err| io_error(&path, &err))?;
-        Ok(MakeDirResponse { entry: Some(entry) })
+        Ok(MakeDirResponse { entry: Some(crate::strict::entry(&envd, entry)) })
     })
     .await
 }
@@ -151,7 +151,7 @@ async fn move_entry(
         })?;
         let entry = entry::entry_info(&destination, &envd.users)
             .map_err(|err| io_error(&destination, &err))?;
-        Ok(MoveResponse { entry: Some(entry) })
+        Ok(MoveResponse { entry: Some(crate::strict::entry(&envd, entry)) })
     })
     .await
 }
@@ -196,7 +196,7 @@ fn walk(real: &Path, shown: &Path, depth: u32, envd: &Envd, out: &mut Vec<EntryI
         let Ok(lstat) = std::fs::symlink_metadata(&real_child) else { continue };
         let mut entry = entry::entry_from_metadata(&real_child, &lstat, &envd.users);
         entry.path = shown_child.to_string_lossy().into_owned();
-        out.push(entry);
+        out.push(crate::strict::entry(envd, entry));
         if depth > 1 && lstat.is_dir() {
             walk(&real_child, &shown_child, depth - 1, envd, out);
         }

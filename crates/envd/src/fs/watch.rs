@@ -66,6 +66,8 @@ struct DirWatch {
     /// Each watched directory, relative to the root.
     dirs: HashMap<WatchDescriptor, PathBuf>,
     users: crate::users::UserDb,
+    /// E2B-strict: entries carry fields 1 to 11 only (see `crate::strict::entry`).
+    strict: bool,
 }
 
 const MASK: WatchMask = WatchMask::CREATE
@@ -78,14 +80,15 @@ const MASK: WatchMask = WatchMask::CREATE
     .union(WatchMask::DONT_FOLLOW);
 
 impl DirWatch {
-    fn new(spec: WatchSpec, users: crate::users::UserDb) -> Result<Self, ConnectError> {
+    fn new(spec: WatchSpec, envd: &Envd) -> Result<Self, ConnectError> {
+        let (users, strict) = (envd.users.clone(), envd.config.strict.is_some());
         let inotify = Inotify::init()
             .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
         let watches = inotify.watches();
         let events = inotify
             .into_event_stream(vec![0u8; 64 * 1024])
             .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
-        let mut watch = Self { spec, events, watches, dirs: HashMap::new(), users };
+        let mut watch = Self { spec, events, watches, dirs: HashMap::new(), users, strict };
         let root = watch.spec.root.clone();
         watch.add_tree(&root, PathBuf::new()).map_err(|err| {
             ConnectError::internal(format!("error watching '{}': {err}", root.display()))
@@ -157,7 +160,12 @@ impl DirWatch {
                 let entry = (self.spec.include_entry
                     && matches!(kind, EventType::Create | EventType::Write | EventType::Chmod))
                 .then(|| {
-                    super::entry::entry_info(&self.spec.root.join(&relative), &self.users).ok()
+                    let entry =
+                        super::entry::entry_info(&self.spec.root.join(&relative), &self.users);
+                    entry.ok().map(|mut entry| {
+                        entry.is_symlink &= !self.strict;
+                        entry
+                    })
                 })
                 .flatten();
                 batch.push(FilesystemEvent {
@@ -182,7 +190,7 @@ async fn watch_dir(
     let root = validate(&envd, &request.path, request.allow_network_mounts, &context)?;
     let spec =
         WatchSpec { root, recursive: request.recursive, include_entry: request.include_entry };
-    let mut watch = DirWatch::new(spec, envd.users.clone())?;
+    let mut watch = DirWatch::new(spec, &envd)?;
     let wrap = |event| WatchDirResponse { event: Some(event) };
     out.send(&wrap(watch_dir_response::Event::Start(watch_dir_response::StartEvent {}))).await?;
     let deadline = context.timeout.map(|t| Instant::now() + t);
@@ -257,7 +265,7 @@ async fn create_watcher(
     }
     let spec =
         WatchSpec { root, recursive: request.recursive, include_entry: request.include_entry };
-    let mut watch = DirWatch::new(spec, envd.users.clone())?;
+    let mut watch = DirWatch::new(spec, &envd)?;
     let buffered = Arc::new(Mutex::new(Buffered::default()));
     let sink = Arc::clone(&buffered);
     let task = tokio::spawn(async move {

@@ -40,6 +40,9 @@ pub struct ManagedProcess {
     /// A duplicate of the PTY master, for resize and `tcgetpgrp`.
     pub(crate) pty_control: Option<OwnedFd>,
     fanout: Mutex<Fanout>,
+    /// Set when the end must no longer wait for the output pipes (E2B-strict SIGTERM,
+    /// SIGKILL and deadline): see [`ManagedProcess::cut_output`].
+    pub(crate) output_cut: tokio::sync::watch::Sender<bool>,
 }
 
 #[derive(Default)]
@@ -52,6 +55,16 @@ struct Fanout {
 pub type Subscription = mpsc::Receiver<ProcessEvent>;
 
 impl ManagedProcess {
+    /// Stops the end from waiting for the output pipes: it is reported once the process
+    /// itself is reaped, and output still in the pipes is dropped. E2B's envd does this on
+    /// SIGTERM and SIGKILL (`Handler.SendSignal` calls `outCancel()`,
+    /// packages/envd/internal/services/process/handler/handler.go) and when the process's
+    /// timeout passes (`outCtx` derives from the `exec.CommandContext` context, same
+    /// file, `New`): `Wait` waits on `outCtx.Done()`, then `cmd.Wait()` closes the pipes.
+    pub(crate) fn cut_output(&self) {
+        self.output_cut.send_replace(true);
+    }
+
     pub fn is_pty(&self) -> bool {
         matches!(self.input, Input::Pty(_))
     }

@@ -113,6 +113,7 @@ async fn start(
         subscription,
         &context,
         true,
+        envd.config.strict.is_some(),
         |event| StartResponse { event: Some(event) },
         &out,
     )
@@ -148,6 +149,7 @@ async fn stream_events<M: dsh_proto::connect::WireMessage>(
     mut subscription: Subscription,
     context: &CallContext,
     kill_at_deadline: bool,
+    strict: bool,
     wrap: impl Fn(ProcessEvent) -> M,
     out: &StreamWriter<M>,
 ) -> Result<(), ConnectError> {
@@ -174,8 +176,15 @@ async fn stream_events<M: dsh_proto::connect::WireMessage>(
             },
             () = idle => out.send(&wrap(keepalive_event())).await?,
             () = deadline_passed => {
-                if kill_at_deadline {
+                if kill_at_deadline && strict {
+                    // start.go: the timeout is `exec.CommandContext`'s context, whose
+                    // `Cancel` kills the pid alone; `outCtx` derives from it.
+                    process.cut_output();
+                    let _ = spawn::signal_process(process.pid, libc::SIGKILL);
+                } else if kill_at_deadline {
                     spawn::signal_group(process.pid, libc::SIGKILL);
+                }
+                if kill_at_deadline {
                     // Answer once the process is reaped, so a List right after this reply
                     // no longer shows it. Bounded: a grandchild that left the group may
                     // hold the output pipes open.
@@ -208,7 +217,7 @@ async fn connect(
         Lookup::Exited { pid, end } => send_retained_exit(pid, end, &out).await,
         Lookup::Running(process) => match process.subscribe() {
             Ok(subscription) => {
-                stream_events(&process, subscription, &context, false, wrap, &out).await
+                stream_events(&process, subscription, &context, false, false, wrap, &out).await
             }
             Err(end) => send_retained_exit(process.pid, end, &out).await,
         },
@@ -329,6 +338,9 @@ async fn send_signal(
             }
         };
         let process = envd.processes.running(&selector)?;
+        // handler.go `SendSignal`: `outCancel()` for TERM and KILL, then
+        // `cmd.Process.Signal` (the pid alone).
+        process.cut_output();
         spawn::signal_process(process.pid, signal)
             .map_err(|err| ConnectError::internal(format!("error sending signal: {err}")))?;
         return Ok(SendSignalResponse { target_pgid: 0 });

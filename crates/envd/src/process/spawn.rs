@@ -50,6 +50,12 @@ pub fn spawn(
     let credentials = Credentials::for_user(&spec.user)?;
     let program = spec.config.cmd.clone();
     let args = spec.config.args.clone();
+    if envd.config.strict.is_some() && spec.pty.is_none() {
+        // As E2B's envd: no new session or group, the command under its `/bin/sh` wrapper.
+        let wrapped = crate::strict::command_line(&program, &args);
+        return spawn_as(envd, &spec, &credentials, "/bin/sh", &wrapped, false)
+            .map_err(SpawnFailure::into_error);
+    }
     match spawn_program(envd, &spec, &credentials, &program, &args) {
         Err(SpawnFailure::ProgramMissing(_)) => {
             // E2B execs through `/bin/sh`, so a missing program is an exit status
@@ -99,6 +105,19 @@ fn spawn_program(
     program: &str,
     args: &[String],
 ) -> Result<(Arc<ManagedProcess>, Subscription), SpawnFailure> {
+    spawn_as(envd, spec, credentials, program, args, true)
+}
+
+/// Spawns `program`; a pipe process leads a new session when `new_session` (a PTY one
+/// always does: the terminal needs one).
+fn spawn_as(
+    envd: &Arc<Envd>,
+    spec: &SpawnSpec,
+    credentials: &Credentials,
+    program: &str,
+    args: &[String],
+    new_session: bool,
+) -> Result<(Arc<ManagedProcess>, Subscription), SpawnFailure> {
     let (process, child, readers) = match spec.pty {
         None => {
             let mut command = tokio::process::Command::new(program);
@@ -110,7 +129,7 @@ fn spawn_program(
                 .stdin(if spec.stdin_open { Stdio::piped() } else { Stdio::null() })
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
-            let pre_exec = credentials.pre_exec(true);
+            let pre_exec = credentials.pre_exec(new_session);
             // SAFETY: the closure only calls async-signal-safe functions (setsid,
             // setgroups, setgid, setuid) on data allocated before the fork.
             unsafe { command.pre_exec(pre_exec) };
@@ -178,11 +197,23 @@ fn spawn_program(
     let envd = Arc::clone(envd);
     let waited = Arc::clone(&process);
     let oom_kills_before = sandbox_memory().map(|memory| memory.oom_kills);
+    let mut output_cut = process.output_cut.subscribe();
     tokio::spawn(async move {
         let mut child = child;
         let status = child.wait().await;
-        for reader in readers {
-            let _ = reader.await;
+        let aborts: Vec<_> = readers.iter().map(|r| r.abort_handle()).collect();
+        let drained = async {
+            for reader in readers {
+                let _ = reader.await;
+            }
+        };
+        tokio::select! {
+            () = drained => {}
+            _ = output_cut.wait_for(|cut| *cut) => {
+                for abort in aborts {
+                    abort.abort();
+                }
+            }
         }
         let end = match status {
             Ok(status) => explain_oom_kill(end_event(status), status, oom_kills_before),
@@ -213,6 +244,7 @@ impl ManagedProcess {
             input,
             pty_control,
             fanout: Default::default(),
+            output_cut: tokio::sync::watch::Sender::new(false),
         }
     }
 }
