@@ -217,16 +217,12 @@ pub fn checks() -> Vec<Check> {
         checks.push(if requirements::on_path(tool.program, None) {
             Check::ok(tool.program, format!("on PATH ({})", tool.need.purpose()))
         } else {
-            let fix = match tool.need {
-                Need::Network => format!(
-                    "dsh doctor --fix, or {} (or run sandboxes with [sandboxd] net = \"none\")",
-                    requirements::install_commands(std::slice::from_ref(&tool))
-                ),
-                _ => format!(
-                    "dsh doctor --fix, or {}",
-                    requirements::install_commands(std::slice::from_ref(&tool))
-                ),
+            let instead = match tool.need {
+                Need::Network => " (or run sandboxes with [sandboxd] net = \"none\")",
+                Need::Quota | Need::Rootless => "",
             };
+            let install = requirements::install_commands(std::slice::from_ref(&tool));
+            let fix = format!("dsh doctor --fix, or {install}{instead}");
             Check::bad(
                 tool.program,
                 status,

@@ -184,6 +184,29 @@ fn group_members(pgid: u32) -> usize {
         .count()
 }
 
+/// Starts `script` (which prints the pid of a child that left the group and holds the
+/// output pipes), terminates it with a 200 ms grace and waits at most `limit`; the
+/// status and how long the end took. The escapee is killed afterwards.
+async fn terminate_with_an_escapee(
+    backend: &SandboxBackend,
+    home: &std::path::Path,
+    script: &str,
+    limit: Duration,
+) -> (dsh_core::ExitStatus, Duration) {
+    let mut spec = sh_spec(home, script);
+    spec.grace = Duration::from_millis(200);
+    let process = dsh_core::Subprocess::spawn(backend, spec).await.unwrap();
+    process.stdout().wait_beyond(0).await;
+    let escaped: u32 = process.stdout().snapshot().to_string_lossy().trim().parse().unwrap();
+    left_the_group(escaped).await;
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(limit, process.terminate()).await;
+    let took = started.elapsed();
+    // SAFETY: kill(2) with plain integers, on the test's own child.
+    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
+    (status.expect("the wait after a kill must end"), took)
+}
+
 /// A child that left the group (its own `setsid`) holds the output pipes: E2B's envd
 /// reports no end until they close or a SendSignal TERM/KILL cuts them (`outCancel()`),
 /// so a kill of the group alone left `wait` hanging. The backend also asks envd to kill
@@ -192,18 +215,9 @@ fn group_members(pgid: u32) -> usize {
 async fn on_e2b_envd_a_kill_ends_the_wait_even_when_a_child_that_left_the_group_holds_the_pipes() {
     let daemon = strict_envd(StrictVersion(0, 6, 13)).await;
     let backend = SandboxBackend::new(client(&daemon), None);
-    let mut spec = sh_spec(&daemon.home, "setsid sleep 100 & echo $!; exec sleep 100");
-    spec.grace = Duration::from_millis(200);
-    let process = dsh_core::Subprocess::spawn(&backend, spec).await.unwrap();
-    process.stdout().wait_beyond(0).await;
-    let escaped: u32 = process.stdout().snapshot().to_string_lossy().trim().parse().unwrap();
-    left_the_group(escaped).await;
-    let started = std::time::Instant::now();
-    let status = tokio::time::timeout(Duration::from_secs(10), process.terminate()).await;
-    let took = started.elapsed();
-    // SAFETY: kill(2) with plain integers, on the test's own child.
-    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
-    let status = status.expect("the wait after a kill must end");
+    let script = "setsid sleep 100 & echo $!; exec sleep 100";
+    let (status, took) =
+        terminate_with_an_escapee(&backend, &daemon.home, script, Duration::from_secs(10)).await;
     eprintln!("[e2b-strict] kill with a pipe-holding escapee: ended in {took:?}");
     assert_eq!(
         (status.signal, status.reason),
@@ -224,18 +238,9 @@ async fn the_wait_after_a_kill_is_bounded_when_envd_reports_no_end() {
     .await
     .unwrap();
     let backend = SandboxBackend::new(client(&daemon), None);
-    let mut spec = sh_spec(&daemon.home, "trap '' TERM; setsid sleep 100 & echo $!; sleep 100");
-    spec.grace = Duration::from_millis(200);
-    let process = dsh_core::Subprocess::spawn(&backend, spec).await.unwrap();
-    process.stdout().wait_beyond(0).await;
-    let escaped: u32 = process.stdout().snapshot().to_string_lossy().trim().parse().unwrap();
-    left_the_group(escaped).await;
-    let started = std::time::Instant::now();
-    let status = tokio::time::timeout(Duration::from_secs(15), process.terminate()).await;
-    let took = started.elapsed();
-    // SAFETY: kill(2) with plain integers, on the test's own child.
-    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
-    let status = status.expect("the wait after a kill must end");
+    let script = "trap '' TERM; setsid sleep 100 & echo $!; sleep 100";
+    let (status, took) =
+        terminate_with_an_escapee(&backend, &daemon.home, script, Duration::from_secs(15)).await;
     eprintln!("[dsh-envd] kill with a pipe-holding escapee: ended in {took:?}");
     assert_eq!(
         (status.signal, status.reason),
