@@ -144,8 +144,11 @@ def test_contexts_are_apart_and_can_be_listed_restarted_and_removed(sandbox):
 
 
 def test_env_vars_of_one_call_are_set_for_it_only(sandbox):
-    with_var = sandbox.run_code("import os; os.environ['GREETING']", envs={"GREETING": "it's \"here\""})
-    assert with_var.text == "it's \"here\""
+    with_var = sandbox.run_code("import os; print(os.environ['GREETING'])", envs={"GREETING": "it's \"here\" $HOME"})
+    assert with_var.logs.stdout == ["it's \"here\" $HOME\n"]
+    bash = sandbox.run_code("echo \"$GREETING\"", language="bash", envs={"GREETING": "it's $HOME"})
+    assert bash.logs.stdout == ["it's $HOME\n"]
+    assert sandbox.run_code("echo \"[$GREETING]\"", language="bash").logs.stdout == ["[]\n"]
     assert sandbox.run_code("import os; os.environ.get('GREETING')").text is None
 
 
@@ -158,7 +161,7 @@ def test_a_cell_whose_client_gives_up_is_interrupted(sandbox):
     after = time.monotonic()
     # The kernel was interrupted, not restarted: the next cell runs at once, state kept.
     assert sandbox.run_code("kept").text == "kept"
-    assert time.monotonic() - after < 5
+    assert time.monotonic() - after < 12
 
 
 def test_javascript_runs_and_keeps_its_state(sandbox):

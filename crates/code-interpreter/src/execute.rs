@@ -8,8 +8,9 @@
 //! - `{"type":"result", text?, html?, png?, …, "extra":{…}, "is_main_result":bool}` for
 //!   each display and the cell's value;
 //! - `{"type":"error","name":…,"value":…,"traceback":…}` (the first error only);
-//! - `{"type":"keepalive"}` every second while nothing else came (a write is how a client
-//!   that went away is noticed: the kernel is then interrupted, as E2B does since #213);
+//! - `{"type":"keepalive"}` every 5 s while nothing else came. A client that went away
+//!   (the response body dropped, or a write that fails) gets its kernel interrupted, as
+//!   E2B's does since its #213;
 //! - `{"type": "end_of_execution"}` last, always.
 //!
 //! One cell runs at a time per context: a second waits for the first.
@@ -25,12 +26,15 @@ use tokio::sync::mpsc;
 use crate::language::{indent, indentation};
 use crate::server::{Context, State};
 
-/// How often a line is written when the kernel says nothing.
-const KEEPALIVE: Duration = Duration::from_secs(1);
+/// How often a line is written when the kernel says nothing (E2B's
+/// `KEEPALIVE_INTERVAL`: a client whose read deadline is shorter still sees it).
+const KEEPALIVE: Duration = Duration::from_secs(5);
 /// How long an interrupted cell whose client went away may take to stop.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// How long setting or clearing a cell's variables may take.
 const QUIET_LIMIT: Duration = Duration::from_secs(30);
+/// How long a Deno cell waits after `idle` for a value published late.
+const DENO_LATE_VALUE: Duration = Duration::from_millis(50);
 /// E2B's last line, spelled as its server writes it (`stream.py`).
 const END: &str = "{\"type\": \"end_of_execution\"}\n";
 
@@ -43,7 +47,8 @@ pub fn result_line(is_main_result: bool, data: &Value) -> Value {
     if let Some(Value::String(text)) = data.remove("text/plain") {
         let quoted = (text.starts_with('\'') && text.ends_with('\''))
             || (text.starts_with('"') && text.ends_with('"'));
-        let text = if quoted { text.get(1..text.len().saturating_sub(1)).unwrap_or("") } else { &text };
+        let text =
+            if quoted { text.get(1..text.len().saturating_sub(1)).unwrap_or("") } else { &text };
         if !text.is_empty() {
             out.insert("text".into(), json!(text));
         }
@@ -143,11 +148,9 @@ impl Cell {
                         &traceback(&content["traceback"]),
                     ))
                 }
-                Some("abort" | "aborted") => Step::LastLine(error_line(
-                    "ExecutionAborted",
-                    "Execution was aborted",
-                    "",
-                )),
+                Some("abort" | "aborted") => {
+                    Step::LastLine(error_line("ExecutionAborted", "Execution was aborted", ""))
+                }
                 _ => Step::Nothing,
             },
             _ => Step::Nothing,
@@ -203,6 +206,8 @@ pub async fn run(
     env_vars: BTreeMap<String, String>,
     out: mpsc::Sender<Bytes>,
 ) {
+    // Told at once when the response body is dropped (the client went away).
+    let watch = out.clone();
     let mut client = Some(out);
     let mut channels = context.channels.lock().await;
     let Some(open) = channels.as_mut() else {
@@ -214,18 +219,32 @@ pub async fn run(
     let msg_id = match open.execute(&full, false).await {
         Ok(id) => id,
         Err(e) => {
-            let failure = error_line("WebSocketError", &format!("Failed to send execution request: {e:#}"), "");
+            let failure = error_line(
+                "WebSocketError",
+                &format!("Failed to send execution request: {e:#}"),
+                "",
+            );
             send(&mut client, &failure).await;
             finish(&mut client).await;
             return;
         }
     };
     let mut cell = Cell::default();
-    let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
+    let mut keepalive =
+        tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
     let mut drain_deadline = None;
+    // Deno's kernel may publish a cell's value after its `idle` (the value goes through
+    // another task of its own): its cells end a moment after `idle`.
+    let mut ending: Option<tokio::time::Instant> = None;
     loop {
         let message = tokio::select! {
+            () = sleep_until(ending), if ending.is_some() => break,
             message = open.next() => message,
+            () = watch.closed(), if client.is_some() => {
+                client = None;
+                interrupt(&state, &context, &mut drain_deadline).await;
+                continue;
+            }
             () = context.restarting.notified() => {
                 send(&mut client, &error_line("ContextRestarting", "Context was restarted", "")).await;
                 break;
@@ -255,8 +274,19 @@ pub async fn run(
             .await;
             break;
         };
+        tracing::debug!(
+            context = %context.id,
+            kind = message["msg_type"].as_str().unwrap_or_default(),
+            mine = message["parent_header"]["msg_id"].as_str() == Some(msg_id.as_str()),
+            state = message["content"]["execution_state"].as_str().unwrap_or_default(),
+            "kernel message"
+        );
         let last = match cell.on_message(&message, &msg_id) {
             Step::Nothing => continue,
+            Step::End if context.language.kernel() == "deno" => {
+                ending = Some(tokio::time::Instant::now() + DENO_LATE_VALUE);
+                continue;
+            }
             Step::End => break,
             Step::Line(value) => {
                 keepalive.reset();
@@ -276,6 +306,13 @@ pub async fn run(
         if let Err(e) = open.run_quietly(&restore, QUIET_LIMIT).await {
             tracing::warn!(context = %context.id, error = format!("{e:#}"), "restoring a cell's variables");
         }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -340,9 +377,7 @@ mod tests {
     #[test]
     fn a_cell_ends_on_idle_after_its_input_and_keeps_only_its_first_error() {
         let mut cell = Cell::default();
-        let msg = |kind: &str, parent: &str, content: Value| {
-            json!({"msg_type": kind, "parent_header": {"msg_id": parent}, "header": {"date": "d"}, "content": content})
-        };
+        let msg = |kind: &str, parent: &str, content: Value| json!({"msg_type": kind, "parent_header": {"msg_id": parent}, "header": {"date": "d"}, "content": content});
         assert!(matches!(
             cell.on_message(&msg("status", "m", json!({"execution_state": "idle"})), "m"),
             Step::Nothing

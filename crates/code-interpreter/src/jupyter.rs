@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A jupyter-server on the loopback, without a token.
 #[derive(Clone)]
@@ -117,8 +118,10 @@ impl Jupyter {
     /// Opens the kernel's channels.
     pub async fn connect(&self, kernel: &str) -> anyhow::Result<Channels> {
         let session = new_id();
-        let url =
-            format!("ws://127.0.0.1:{}/api/kernels/{kernel}/channels?session_id={session}", self.port);
+        let url = format!(
+            "ws://127.0.0.1:{}/api/kernels/{kernel}/channels?session_id={session}",
+            self.port
+        );
         let (socket, _) = tokio_tungstenite::connect_async(url.as_str())
             .await
             .with_context(|| format!("connecting to {url}"))?;

@@ -112,7 +112,9 @@ pub fn indentation(code: &str) -> &str {
 pub fn indent(snippet: &str, indent: &str) -> String {
     snippet
         .split('\n')
-        .map(|line| if line.trim().is_empty() { line.to_owned() } else { format!("{indent}{line}") })
+        .map(
+            |line| if line.trim().is_empty() { line.to_owned() } else { format!("{indent}{line}") },
+        )
         .collect::<Vec<_>>()
         .join("\n")
 }

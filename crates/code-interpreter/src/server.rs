@@ -153,7 +153,10 @@ async fn execute(
     axum::Json(request): axum::Json<ExecuteRequest>,
 ) -> Response {
     if request.context_id.is_some() && request.language.is_some() {
-        return plain(StatusCode::BAD_REQUEST, "Only one of context_id or language can be provided");
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "Only one of context_id or language can be provided",
+        );
     }
     let env_vars = request.env_vars.unwrap_or_default();
     if let Some(name) = env_vars.keys().find(|name| !valid_env_name(name)) {
@@ -180,7 +183,8 @@ async fn execute(
     };
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(crate::execute::run(state.clone(), context, request.code, env_vars, tx));
-    let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>);
+    let stream =
+        tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>);
     (
         [(header::CONTENT_TYPE, "application/x-ndjson"), (header::CACHE_CONTROL, "no-cache")],
         Body::from_stream(stream),
@@ -224,7 +228,10 @@ async fn restart_context(Extract(state): Extract<Arc<State>>, Path(id): Path<Str
     let Some(context) = state.find(&id) else { return not_found(&id) };
     // The restart tells a running cell (ContextRestarting); it then lets go of the lock.
     if let Err(e) = state.jupyter.restart(&id).await {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, format!("Failed to restart context {id}: {e:#}"));
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("Failed to restart context {id}: {e:#}"),
+        );
     }
     context.restarting.notify_waiters();
     let mut channels = context.channels.lock().await;
@@ -240,7 +247,10 @@ async fn restart_context(Extract(state): Extract<Arc<State>>, Path(id): Path<Str
             *channels = Some(fresh);
             axum::Json(Value::Null).into_response()
         }
-        Err(e) => plain(StatusCode::INTERNAL_SERVER_ERROR, format!("Failed to restart context {id}: {e:#}")),
+        Err(e) => plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("Failed to restart context {id}: {e:#}"),
+        ),
     }
 }
 
@@ -248,7 +258,10 @@ async fn restart_context(Extract(state): Extract<Arc<State>>, Path(id): Path<Str
 async fn remove_context(Extract(state): Extract<Arc<State>>, Path(id): Path<String>) -> Response {
     let Some(context) = state.find(&id) else { return not_found(&id) };
     if let Err(e) = state.jupyter.shutdown(&id).await {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, format!("Failed to remove context {id}: {e:#}"));
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("Failed to remove context {id}: {e:#}"),
+        );
     }
     lock(&state.contexts).retain(|c| c.id != id);
     context.restarting.notify_waiters();
@@ -273,10 +286,9 @@ fn router(state: Arc<State>) -> Router {
 
 /// Runs the server with `args` (after `code-interpreter`), on its own runtime.
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<()> {
-    let config = Config::try_parse_from(
-        std::iter::once(OsString::from("code-interpreter")).chain(args),
-    )
-    .unwrap_or_else(|e| e.exit());
+    let config =
+        Config::try_parse_from(std::iter::once(OsString::from("code-interpreter")).chain(args))
+            .unwrap_or_else(|e| e.exit());
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve(config))
 }
 
@@ -356,15 +368,20 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     state.default_context(Language::Python).await.context("the default Python context")?;
     let listener = dsh_http::bind(SocketAddr::from(([0, 0, 0, 0], config.port)))
         .with_context(|| format!("listening on port {}", config.port))?;
-    tracing::info!(port = config.port, ms = started.elapsed().as_millis() as u64, "code interpreter ready");
-    let served = dsh_http::serve(listener, router(state), dsh_http::Limits::default(), |_| (), async move {
-        tokio::select! {
-            () = terminated() => {}
-            status = jupyter_server.wait() => {
-                tracing::error!(?status, "jupyter-server exited");
+    tracing::info!(
+        port = config.port,
+        ms = started.elapsed().as_millis() as u64,
+        "code interpreter ready"
+    );
+    let served =
+        dsh_http::serve(listener, router(state), dsh_http::Limits::default(), |_| (), async move {
+            tokio::select! {
+                () = terminated() => {}
+                status = jupyter_server.wait() => {
+                    tracing::error!(?status, "jupyter-server exited");
+                }
             }
-        }
-    });
+        });
     served.await.context("serving")?;
     Ok(())
 }

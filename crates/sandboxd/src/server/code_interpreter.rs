@@ -121,7 +121,7 @@ fn step(kind: &str, args: &[&str]) -> StepBody {
     }
 }
 
-/// `text` written to `path` by a shell heredoc.
+/// `text` written to `path` by a shell heredoc (its end marker closes the last line).
 fn write_file(path: &str, text: &str) -> String {
     format!("cat > {path} <<'DSH_EOF'\n{text}DSH_EOF")
 }
@@ -144,11 +144,14 @@ impl Recipe {
             "{VENV}/bin/python -m bash_kernel.install --sys-prefix && \
              DENO_NO_UPDATE_CHECK=1 {VENV}/bin/deno jupyter --install"
         );
-        let profile = format!(
-            "mkdir -p ~/.ipython/profile_default/startup && {} && {}",
+        // One command a line: a heredoc's end marker must stand alone on its line.
+        let profile = [
+            "set -e".to_owned(),
+            "mkdir -p ~/.ipython/profile_default/startup".to_owned(),
             write_file("~/.ipython/profile_default/ipython_kernel_config.py", KERNEL_CONFIG),
             write_file("~/.ipython/profile_default/startup/00-dsh-e2b-formatters.py", FORMATTERS),
-        );
+        ]
+        .join("\n");
         let steps = vec![
             step("USER", &["root"]),
             step("RUN", &[&format!("mkdir -p {venv_dir} && chown user:user {venv_dir}")]),
@@ -171,9 +174,10 @@ impl Recipe {
             words.join(" ")
         );
         // Listening means ready: the server listens once its default context is up.
-        let ready = "for i in $(seq 1 2400); do (: </dev/tcp/127.0.0.1/49999) 2>/dev/null && exit 0; \
+        let ready =
+            "for i in $(seq 1 2400); do (: </dev/tcp/127.0.0.1/49999) 2>/dev/null && exit 0; \
                      sleep 0.05; done; exit 1"
-            .to_owned();
+                .to_owned();
         let definition = Definition {
             steps: Some(steps),
             start_cmd: Some(start),
@@ -292,5 +296,18 @@ async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
             }
             Status::Waiting | Status::Building => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_written_by_heredocs_whose_marker_stands_alone() {
+        let script = write_file("/tmp/x", "a\nb\n");
+        assert_eq!(script, "cat > /tmp/x <<'DSH_EOF'\na\nb\nDSH_EOF");
+        assert!(KERNEL_CONFIG.ends_with('\n') && FORMATTERS.ends_with('\n'));
+        assert!(!KERNEL_CONFIG.contains("DSH_EOF") && !FORMATTERS.contains("DSH_EOF"));
     }
 }

@@ -24,7 +24,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -107,7 +106,10 @@ fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<PathB
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| {
-            ApiError::new(StatusCode::UNAUTHORIZED, "missing volume token: send Authorization: Bearer <token>")
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "missing volume token: send Authorization: Bearer <token>",
+            )
         })?;
     if !constant_time_eq(presented.trim().as_bytes(), volume.token.as_bytes()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "invalid volume token"));
@@ -153,13 +155,18 @@ fn kind(mode: u32) -> &'static str {
 }
 
 fn time(seconds: i64, nanos: i64) -> String {
-    let ms = u64::try_from(seconds).unwrap_or(0) * 1000 + u64::try_from(nanos / 1_000_000).unwrap_or(0);
+    let ms =
+        u64::try_from(seconds).unwrap_or(0) * 1000 + u64::try_from(nanos / 1_000_000).unwrap_or(0);
     super::registry::rfc3339(ms)
 }
 
 /// E2B's VolumeEntryStat of `name` in `dir` (not following it), shown at `path`.
 fn entry(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Value, Errno> {
-    let st = rustix::fs::statat(dir, if name.is_empty() { "." } else { name }, AtFlags::SYMLINK_NOFOLLOW)?;
+    let st = rustix::fs::statat(
+        dir,
+        if name.is_empty() { "." } else { name },
+        AtFlags::SYMLINK_NOFOLLOW,
+    )?;
     let shown_name = path.rsplit('/').next().unwrap_or_default();
     let mut value = json!({
         "name": if path == "/" { "/" } else { shown_name },
@@ -190,10 +197,12 @@ fn stat_of(root: BorrowedFd<'_>, shown: &str, parts: &[String]) -> ApiResult<Val
 }
 
 /// Runs blocking file work off the async threads.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|e| Err(ApiError::internal(&anyhow::anyhow!("the volume task panicked: {e}"))))
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(ApiError::internal(&anyhow::anyhow!("the volume task panicked: {e}")))
+    })
 }
 
 fn query_path(query: &HashMap<String, String>) -> ApiResult<(String, Vec<String>)> {
@@ -203,7 +212,10 @@ fn query_path(query: &HashMap<String, String>) -> ApiResult<(String, Vec<String>
 fn query_u32(query: &HashMap<String, String>, key: &str) -> ApiResult<Option<u32>> {
     query
         .get(key)
-        .map(|v| v.parse::<u32>().map_err(|_| ApiError::bad_request(format!("{key}: not a uint32: {v:?}"))))
+        .map(|v| {
+            v.parse::<u32>()
+                .map_err(|_| ApiError::bad_request(format!("{key}: not a uint32: {v:?}")))
+        })
         .transpose()
 }
 
@@ -267,8 +279,9 @@ async fn update(
     let value = blocking(move || {
         let root = open_root(&dir)?;
         // O_PATH would not let fchmod/fchown act; a FIFO must not block the open.
-        let fd = open_beneath(root.as_fd(), &parts, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
-            .map_err(|e| errno(e, &shown))?;
+        let fd =
+            open_beneath(root.as_fd(), &parts, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
+                .map_err(|e| errno(e, &shown))?;
         if uid.is_some() || gid.is_some() {
             rustix::fs::fchown(
                 &fd,
@@ -415,7 +428,12 @@ fn own(fd: BorrowedFd<'_>, made: &Made) -> Result<(), Errno> {
 }
 
 /// Makes directory `parts` (and, with `force`, its missing parents).
-fn make_dir_at(root: BorrowedFd<'_>, parts: &[String], made: &Made, force: bool) -> Result<(), Errno> {
+fn make_dir_at(
+    root: BorrowedFd<'_>,
+    parts: &[String],
+    made: &Made,
+    force: bool,
+) -> Result<(), Errno> {
     let (dir, name) = match parent(root, parts) {
         Ok(found) => found,
         Err(Errno::NOENT) if force && parts.len() > 1 => {
@@ -466,7 +484,10 @@ async fn make_dir(
                 StatusCode::NOT_FOUND,
                 format!("Path /{} not found", parts[..parts.len() - 1].join("/")),
             ),
-            Errno::NOTDIR => ApiError::new(StatusCode::CONFLICT, format!("a parent of {shown} is not a directory")),
+            Errno::NOTDIR => ApiError::new(
+                StatusCode::CONFLICT,
+                format!("a parent of {shown} is not a directory"),
+            ),
             other => errno(other, &shown),
         })?;
         stat_of(root.as_fd(), &shown, &parts)
@@ -486,8 +507,9 @@ async fn read(
     let (shown, parts) = query_path(&query)?;
     let (file, size) = blocking(move || {
         let root = open_root(&dir)?;
-        let fd = open_beneath(root.as_fd(), &parts, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
-            .map_err(|e| errno(e, &shown))?;
+        let fd =
+            open_beneath(root.as_fd(), &parts, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
+                .map_err(|e| errno(e, &shown))?;
         let st = rustix::fs::fstat(&fd).map_err(|e| errno(e, &shown))?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(ApiError::new(StatusCode::NOT_FOUND, format!("Path {shown} not found")));
@@ -495,9 +517,8 @@ async fn read(
         Ok((std::fs::File::from(fd), st.st_size))
     })
     .await?;
-    let stream = futures_util::stream::unfold(
-        Some(tokio::fs::File::from_std(file)),
-        |file| async move {
+    let stream =
+        futures_util::stream::unfold(Some(tokio::fs::File::from_std(file)), |file| async move {
             use tokio::io::AsyncReadExt;
             let mut file = file?;
             let mut buffer = vec![0u8; 64 * 1024];
@@ -509,8 +530,7 @@ async fn read(
                 }
                 Err(e) => Some((Err(e), None)),
             }
-        },
-    );
+        });
     Ok((
         [
             (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
@@ -543,10 +563,16 @@ async fn write(
         let (parent_fd, name) = parent(root.as_fd(), &parts2).map_err(|e| errno(e, &shown2))?;
         match rustix::fs::statat(&parent_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => {
-                return Err(ApiError::new(StatusCode::CONFLICT, format!("Path {shown2} is a directory")));
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    format!("Path {shown2} is a directory"),
+                ));
             }
             Ok(_) if !force => {
-                return Err(ApiError::new(StatusCode::CONFLICT, format!("Path {shown2} already exists")));
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    format!("Path {shown2} already exists"),
+                ));
             }
             Ok(_) | Err(Errno::NOENT) => {}
             Err(e) => return Err(errno(e, &shown2)),
