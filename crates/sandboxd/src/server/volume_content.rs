@@ -285,8 +285,8 @@ async fn update(
         if uid.is_some() || gid.is_some() {
             rustix::fs::fchown(
                 &fd,
-                uid.map(|u| rustix::process::Uid::from_raw(u)),
-                gid.map(|g| rustix::process::Gid::from_raw(g)),
+                uid.map(rustix::process::Uid::from_raw),
+                gid.map(rustix::process::Gid::from_raw),
             )
             .map_err(|e| errno(e, &shown))?;
         }
