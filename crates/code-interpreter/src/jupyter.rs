@@ -11,8 +11,51 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Socket = tokio_tungstenite::WebSocketStream<QuickAck>;
+
+/// The kernel's WebSocket, acknowledging at once what it reads. jupyter-server (tornado)
+/// writes a cell's messages one small write each without `TCP_NODELAY`: with the usual
+/// delayed ACK here, each message after the first waited some 40 ms for ours.
+pub struct QuickAck(tokio::net::TcpStream);
+
+impl tokio::io::AsyncRead for QuickAck {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let polled = std::pin::Pin::new(&mut self.0).poll_read(cx, buf);
+        if polled.is_ready() {
+            // Linux leaves quick-ACK mode by itself: set again after every read.
+            let _ = rustix::net::sockopt::set_tcp_quickack(&self.0, true);
+        }
+        polled
+    }
+}
+
+impl tokio::io::AsyncWrite for QuickAck {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
 
 /// A jupyter-server on the loopback, without a token.
 #[derive(Clone)]
@@ -122,9 +165,21 @@ impl Jupyter {
             "ws://127.0.0.1:{}/api/kernels/{kernel}/channels?session_id={session}",
             self.port
         );
-        let (socket, _) = tokio_tungstenite::connect_async(url.as_str())
+        // No size limits (E2B: `max_size=None`): a cell's images come as one message. No
+        // Nagle: a request is written in pieces, and the second would wait for the
+        // first's delayed ACK (some 40 ms a cell).
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .max_message_size(None)
+            .max_frame_size(None);
+        let stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
             .await
-            .with_context(|| format!("connecting to {url}"))?;
+            .with_context(|| format!("connecting to jupyter-server on port {}", self.port))?;
+        stream.set_nodelay(true)?;
+        let _ = rustix::net::sockopt::set_tcp_quickack(&stream, true);
+        let (socket, _) =
+            tokio_tungstenite::client_async_with_config(url.as_str(), QuickAck(stream), Some(config))
+                .await
+                .with_context(|| format!("connecting to {url}"))?;
         let (sink, mut stream) = socket.split();
         let (tx, incoming) = mpsc::unbounded_channel();
         let reader = tokio::spawn(async move {
