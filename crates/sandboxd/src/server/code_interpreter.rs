@@ -135,9 +135,13 @@ pub struct Recipe {
 impl Recipe {
     pub fn of(shared: &Shared) -> Recipe {
         let venv_dir = VENV.trim_end_matches("/venv");
+        // rfc3987-syntax (pulled in by jupyter-events' jsonschema extras) builds a grammar
+        // when imported: some 1.4 s of every jupyter-server start. jsonschema does
+        // without it (it then does not check the `iri` format, which nothing here uses).
         let install = format!(
             "python3 -m venv {VENV} && {VENV}/bin/pip install --no-cache-dir \
-             --disable-pip-version-check --quiet {}",
+             --disable-pip-version-check --quiet {} && \
+             {VENV}/bin/pip uninstall --yes --quiet rfc3987-syntax",
             PYPI.join(" ")
         );
         let kernels = format!(
@@ -218,6 +222,24 @@ pub async fn ensure(shared: &Arc<Shared>) -> Result<(), ApiError> {
     build(shared, recipe).await
 }
 
+/// Drops the tags of earlier recipes, and the builds only they kept (a sandbox made from
+/// one has its own copy of its files).
+async fn forget_older_recipes(shared: &Shared, current: &str) {
+    let _names = shared.names_lock.lock().await;
+    let index = templates::index(shared);
+    let mut all = index.all();
+    let Some(template) = all.iter_mut().find(|t| t.name == NAME) else { return };
+    let before = template.tags.len();
+    template.tags.retain(|tag, _| !tag.starts_with(TAG_PREFIX) || tag == current);
+    if template.tags.len() == before {
+        return;
+    }
+    match index.save(&all) {
+        Ok(()) => index.remove_unreferenced_builds(&all),
+        Err(e) => tracing::warn!(error = format!("{e:#}"), "forgetting the {NAME} builds of older recipes"),
+    }
+}
+
 async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
     let steps = recipe
         .definition
@@ -264,7 +286,8 @@ async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
             requested_at: Instant::now(),
         },
     );
-    tracing::info!(build = %build_id, tag = %recipe.tag, "building the {NAME} template (first use)");
+    let tag = recipe.tag.clone();
+    tracing::info!(build = %build_id, %tag, "building the {NAME} template (first use)");
     builds::start(shared, build_id.clone(), recipe.definition, steps);
     let started = Instant::now();
     loop {
@@ -272,30 +295,36 @@ async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
         let Some(progress) = shared.builds.get(&build_id) else {
             return Err(ApiError::internal(&anyhow::anyhow!("the {NAME} build was forgotten")));
         };
-        let progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match progress.status {
-            Status::Ready => {
-                tracing::info!(build = %build_id, seconds = started.elapsed().as_secs(), "the {NAME} template is built");
-                return Ok(());
+        // What the progress says, read under its lock (never held across an await).
+        let failure = {
+            let progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            match progress.status {
+                Status::Ready => None,
+                Status::Error => {
+                    let reason = progress.reason.as_ref().map_or("", |r| r.message.as_str());
+                    let tail: Vec<&str> =
+                        progress.logs.iter().rev().take(20).map(|e| e.message.as_str()).collect();
+                    let tail: Vec<&str> = tail.into_iter().rev().collect();
+                    Some(ApiError::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("building the {NAME} template failed: {reason}\n{}", tail.join("\n")),
+                    ))
+                }
+                Status::Waiting | Status::Building if started.elapsed() > BUILD_WAIT => {
+                    Some(ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!("the {NAME} template is still being built: try again shortly"),
+                    ))
+                }
+                Status::Waiting | Status::Building => continue,
             }
-            Status::Error => {
-                let reason = progress.reason.as_ref().map_or("", |r| r.message.as_str());
-                let tail: Vec<&str> =
-                    progress.logs.iter().rev().take(20).map(|e| e.message.as_str()).collect();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
-                return Err(ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("building the {NAME} template failed: {reason}\n{}", tail.join("\n")),
-                ));
-            }
-            Status::Waiting | Status::Building if started.elapsed() > BUILD_WAIT => {
-                return Err(ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    format!("the {NAME} template is still being built: try again shortly"),
-                ));
-            }
-            Status::Waiting | Status::Building => {}
+        };
+        if let Some(failure) = failure {
+            return Err(failure);
         }
+        tracing::info!(build = %build_id, seconds = started.elapsed().as_secs(), "the {NAME} template is built");
+        forget_older_recipes(shared, &tag).await;
+        return Ok(());
     }
 }
 
