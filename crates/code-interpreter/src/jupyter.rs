@@ -176,10 +176,13 @@ impl Jupyter {
             .with_context(|| format!("connecting to jupyter-server on port {}", self.port))?;
         stream.set_nodelay(true)?;
         let _ = rustix::net::sockopt::set_tcp_quickack(&stream, true);
-        let (socket, _) =
-            tokio_tungstenite::client_async_with_config(url.as_str(), QuickAck(stream), Some(config))
-                .await
-                .with_context(|| format!("connecting to {url}"))?;
+        let (socket, _) = tokio_tungstenite::client_async_with_config(
+            url.as_str(),
+            QuickAck(stream),
+            Some(config),
+        )
+        .await
+        .with_context(|| format!("connecting to {url}"))?;
         let (sink, mut stream) = socket.split();
         let (tx, incoming) = mpsc::unbounded_channel();
         let reader = tokio::spawn(async move {

@@ -236,7 +236,10 @@ async fn forget_older_recipes(shared: &Shared, current: &str) {
     }
     match index.save(&all) {
         Ok(()) => index.remove_unreferenced_builds(&all),
-        Err(e) => tracing::warn!(error = format!("{e:#}"), "forgetting the {NAME} builds of older recipes"),
+        Err(e) => tracing::warn!(
+            error = format!("{e:#}"),
+            "forgetting the {NAME} builds of older recipes"
+        ),
     }
 }
 
@@ -307,7 +310,10 @@ async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
                     let tail: Vec<&str> = tail.into_iter().rev().collect();
                     Some(ApiError::new(
                         StatusCode::INTERNAL_SERVER_ERROR,
-                        format!("building the {NAME} template failed: {reason}\n{}", tail.join("\n")),
+                        format!(
+                            "building the {NAME} template failed: {reason}\n{}",
+                            tail.join("\n")
+                        ),
                     ))
                 }
                 Status::Waiting | Status::Building if started.elapsed() > BUILD_WAIT => {
