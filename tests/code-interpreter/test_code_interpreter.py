@@ -192,3 +192,15 @@ def test_an_unknown_context_is_not_found(sandbox):
 
     with pytest.raises(NotFoundException):
         sandbox.run_code("1", context=Context(context_id="no-such-context", language="python", cwd="/"))
+
+
+def test_pause_and_connect_keep_the_kernel_and_its_state(daemon):
+    sbx = Sandbox.create()
+    try:
+        assert sbx.run_code("kept = [1, 2, 3]; sum(kept)").text == "6"
+        assert sbx.pause() is True
+        again = Sandbox.connect(sbx.sandbox_id)
+        assert again.run_code("kept.append(4); sum(kept)").text == "10"
+        assert again.run_code("len(kept)").execution_count == 3
+    finally:
+        sbx.kill()
