@@ -12,6 +12,7 @@ target/debug/dsh).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import socket
@@ -62,6 +63,9 @@ def daemon() -> Iterator[Daemon]:
         pytest.fail(f"dsh not found at {dsh}; run `cargo build -p dsh --bins` or set DSH_BIN")
     state = Path(os.environ.get("DSH_CI_STATE_DIR") or "/var/tmp/dsh-code-interpreter-suite")
     state.mkdir(parents=True, exist_ok=True)
+    # One daemon per state directory: a second run on this machine waits for the first.
+    lock = open(state.parent / f"{state.name}.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = state.parent / f"{state.name}.log"
@@ -115,6 +119,7 @@ def daemon() -> Iterator[Daemon]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        lock.close()
 
 
 @pytest.fixture
