@@ -312,6 +312,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
                 .unwrap_or_else(|_| "dsh_code_interpreter=info".into()),
         )
         .with_writer(std::io::stderr)
+        // Its output goes to a file (the template's start command log).
+        .with_ansi(false)
         .try_init();
     let started = Instant::now();
     let globals: BTreeMap<String, String> = std::env::vars().collect();
