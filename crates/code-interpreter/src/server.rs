@@ -378,7 +378,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let served =
         dsh_http::serve(listener, router(state), dsh_http::Limits::default(), |_| (), async move {
             tokio::select! {
-                () = terminated() => {}
+                () = terminated() => stop(&mut jupyter_server).await,
                 status = jupyter_server.wait() => {
                     tracing::error!(?status, "jupyter-server exited");
                 }
@@ -386,4 +386,16 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         });
     served.await.context("serving")?;
     Ok(())
+}
+
+/// Asks jupyter-server to stop (SIGTERM: it shuts its kernels down), then kills it.
+async fn stop(jupyter_server: &mut tokio::process::Child) {
+    let pid = jupyter_server.id().and_then(|id| rustix::process::Pid::from_raw(id as i32));
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        if tokio::time::timeout(Duration::from_secs(5), jupyter_server.wait()).await.is_ok() {
+            return;
+        }
+    }
+    let _ = jupyter_server.kill().await;
 }
