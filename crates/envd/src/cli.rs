@@ -64,6 +64,9 @@ fn parse_strict(text: &str) -> Result<crate::strict::StrictVersion, String> {
         .ok_or_else(|| format!("expected a version MAJOR.MINOR.PATCH, got '{text}'"))
 }
 
+/// The first argument that runs E2B's code-interpreter server instead of envd.
+pub const CODE_INTERPRETER_ARG: &str = "code-interpreter";
+
 /// Runs the daemon with command-line `args` (the first is the program name), on its own
 /// tokio runtime. The `dsh-envd` binary and `dsh`'s hidden `__envd` subcommand call this.
 ///
@@ -80,6 +83,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> any
     }
     if args.get(1).is_some_and(|arg| arg == crate::sudo::CLIENT_ARG) {
         std::process::exit(crate::sudo::client::main(&args[2..]));
+    }
+    // E2B's code-interpreter server (port 49999), which the `code-interpreter-v1`
+    // template starts: the envd binary is in every sandbox.
+    if args.get(1).is_some_and(|arg| arg == CODE_INTERPRETER_ARG) {
+        return dsh_code_interpreter::main_with_args(args[2..].iter().cloned());
     }
     let invocation = own_invocation(&args);
     let args = Args::parse_from(args);

@@ -52,6 +52,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .merge(control)
         .merge(super::template_api::uploads())
+        .merge(super::volume_content::router())
         .fallback(fallback)
         .with_state(shared)
 }
@@ -538,6 +539,14 @@ fn new_record(
 }
 
 async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> ApiResult<Response> {
+    // E2B's Code Interpreter template is built here on its first use (and again when
+    // its recipe changed): see `code_interpreter.rs`.
+    if body.template_id.as_deref() == Some(super::code_interpreter::NAME)
+        && shared.config.templates.get(super::code_interpreter::NAME).is_err()
+    {
+        let owner = shared.clone();
+        detached(async move { super::code_interpreter::ensure(&owner).await }).await?;
+    }
     // `templateID` may name a template built here: the sandbox then starts from its
     // build's files, with what the template set.
     let built = body

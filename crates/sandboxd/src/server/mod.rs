@@ -12,6 +12,7 @@
 
 mod api;
 mod builds;
+mod code_interpreter;
 mod described;
 pub mod disk;
 mod domains;
@@ -30,6 +31,7 @@ mod pool;
 mod proxy;
 pub mod registry;
 mod snapshots;
+mod volume_content;
 mod volumes;
 
 use std::collections::HashMap;

@@ -38,7 +38,7 @@ pub struct Volume {
     #[serde(rename = "volumeID")]
     pub volume_id: String,
     pub name: String,
-    /// E2B's token for the volume content API (which this daemon does not serve).
+    /// E2B's token for the volume content API (`volume_content.rs`).
     pub token: String,
     pub created_at_ms: u64,
 }
