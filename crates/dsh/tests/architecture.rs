@@ -33,7 +33,9 @@ fn crates_depend_only_on_the_layers_below_them() {
         ("dsh-proto", &[][..]),
         ("dsh-core", &[]),
         ("dsh-http", &[]),
-        ("dsh-envd", &["dsh-http", "dsh-proto"]),
+        // E2B's code-interpreter server, run by the in-sandbox daemon's binary.
+        ("dsh-code-interpreter", &["dsh-http"]),
+        ("dsh-envd", &["dsh-code-interpreter", "dsh-http", "dsh-proto"]),
         ("dsh-sandboxd", &["dsh-http", "dsh-proto"]),
         ("dsh-e2b", &["dsh-core", "dsh-proto"]),
         ("dsh-pty", &["dsh-core"]),
