@@ -5,6 +5,11 @@ suite runs as root (it looks at every process of the host); the server runs as r
 or, with $DSH_MCP_USER, as that ordinary user (rootless: $DSH_BIN is then a wrapper that
 execs dsh as the user, and each test's directory is given to the user). The binary is
 `target/debug/dsh` (build it with `cargo build -p dsh`), or $DSH_BIN.
+
+With $DSH_MCP_EDGE_ENV (the JSON environment the stand-in of E2B's edge prints: see
+crates/edge-standin/examples/serve.rs, run by scripts/test's mcp_edge step) the server is
+configured as for E2B cloud and reaches its sandboxes through the edge; they then run
+under the stand-in's process ($DSH_MCP_EDGE_PID), not under the server.
 """
 
 from __future__ import annotations
@@ -30,9 +35,19 @@ def dsh_bin() -> str:
     return path
 
 
+EDGE_ENV = os.environ.get("DSH_MCP_EDGE_ENV")
+THROUGH_EDGE = bool(EDGE_ENV)
+
+
 def server_env(state_dir: Path) -> dict[str, str]:
-    """The host environment minus E2B_* (so the embedded local sandbox is used)."""
+    """The host environment minus E2B_* (so the embedded local sandbox is used), or, through
+    the stand-in edge, with exactly the E2B cloud configuration it printed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("E2B_")}
+    env.pop("DSH_MCP_EDGE_ENV", None)
+    if EDGE_ENV:
+        import json
+
+        env.update(json.loads(EDGE_ENV))
     env.pop("DSH_SANDBOXD_STATE", None)
     env["DSH_EMBEDDED_STATE"] = str(state_dir)
     # A store of the test's own: each test sees a first use, whatever ran before it.
@@ -105,7 +120,16 @@ def descendants(root: int, procs: dict[int, Proc] | None = None) -> list[Proc]:
 
 
 def is_sandbox_process(p: Proc) -> bool:
-    return any(a in ("__sandbox-init", "__envd") for a in p.argv[1:2])
+    """A sandbox's init or envd: the embedded roles of `dsh`, or dsh-sandboxd's binaries."""
+    return is_sandbox_init(p) or p.argv[1:2] == ("__envd",) or (
+        bool(p.argv) and os.path.basename(p.argv[0]) == "dsh-envd"
+    )
+
+
+def is_sandbox_init(p: Proc) -> bool:
+    return p.argv[1:2] == ("__sandbox-init",) or (
+        bool(p.argv) and os.path.basename(p.argv[0]) == "dsh-sandbox-init"
+    )
 
 
 def is_sleep(p: Proc, arg: str) -> bool:
@@ -118,8 +142,14 @@ def alive(p: Proc) -> bool:
     return current is not None and current.argv == p.argv
 
 
+def sandbox_host(server_pid: int) -> int:
+    """The process the server's sandboxes run under: the server (its embedded daemon), or
+    through the edge the stand-in's (one test's sandboxes at a time)."""
+    return int(os.environ["DSH_MCP_EDGE_PID"]) if THROUGH_EDGE else server_pid
+
+
 def sandbox_processes_of(server_pid: int) -> list[Proc]:
-    return [p for p in descendants(server_pid) if is_sandbox_process(p)]
+    return [p for p in descendants(sandbox_host(server_pid)) if is_sandbox_process(p)]
 
 
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
@@ -179,7 +209,7 @@ def http_server(tmp_path):
         yield server
     finally:
         seen.extend(sandbox_processes_of(proc.pid))
-        assert any(p.argv[1:2] == ("__sandbox-init",) for p in seen), (
+        assert any(is_sandbox_init(p) for p in seen), (
             f"no sandbox ran under the server:\n{server.stderr()}"
         )
         if proc.poll() is None:

@@ -183,6 +183,18 @@ async fn the_edge_answers_what_it_cannot_route_as_e2bs_proxy_does() {
         (status, serde_json::from_str::<serde_json::Value>(&body).unwrap()),
         (400, serde_json::json!({"code": 400, "message": "Timeout must be greater than 0"}))
     );
+    // A path E2B's API does not have (dsh's own layer store): its validator's 404, so a
+    // dsh reaching E2B installs language servers in the sandbox, as it must there.
+    let layers =
+        http.get(format!("{}/layers", edge.api_url())).header("X-API-Key", daemon.api_key());
+    let (status, _, body) = answer_of(layers).await;
+    assert_eq!(
+        (status, serde_json::from_str::<serde_json::Value>(&body).unwrap()),
+        (
+            404,
+            serde_json::json!({"code": 404, "message": "validation error: no matching operation was found"})
+        )
+    );
     daemon.stop().await.unwrap();
 }
 

@@ -214,7 +214,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
     let disk_owner = shared.clone();
-    let process = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
+    let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
         disk_owner.disk.make_sandbox_dir(&spawn_spec.state_dir)?;
         if host_network {
             prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
@@ -223,7 +223,27 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         Ok(launcher.spawn(&spawn_spec, payload)?)
     })
     .await
-    .context("the sandbox launch task panicked")??;
+    .context("the sandbox launch task panicked")
+    .and_then(|spawned| spawned);
+    let process = match spawned {
+        Ok(process) => process,
+        Err(e) => {
+            // The network is being set up meanwhile: the failure is answered once pasta
+            // is gone (dropped unawaited, its detach ran on a thread that a daemon ending
+            // right after, as an embedded one in `dsh exec` does, would cut short).
+            if let Some(mut attached) = attached {
+                let detached = tokio::task::spawn_blocking(move || {
+                    let _ = attached.wait_ready();
+                    drop(attached);
+                })
+                .await;
+                if let Err(join) = detached {
+                    tracing::warn!(error = %join, "detaching a failed sandbox's network");
+                }
+            }
+            return Err(e);
+        }
+    };
 
     let pid = process.pid();
     let set_up = started.elapsed();
