@@ -221,6 +221,11 @@ impl Step {
     }
 }
 
+/// Checks every step of `definition` (see [`check_step`]).
+pub fn check_steps(definition: &Definition) -> Result<Vec<Step>, String> {
+    definition.steps.iter().flatten().enumerate().map(|(i, body)| check_step(i + 1, body)).collect()
+}
+
 /// Checks a step as the SDK sends it; the error names the step (1-based).
 pub fn check_step(index: usize, body: &StepBody) -> Result<Step, String> {
     let args = body.args.clone().unwrap_or_default();

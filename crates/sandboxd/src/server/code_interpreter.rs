@@ -244,14 +244,7 @@ async fn forget_older_recipes(shared: &Shared, current: &str) {
 }
 
 async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
-    let steps = recipe
-        .definition
-        .steps
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, body)| builds::check_step(i + 1, body))
-        .collect::<Result<Vec<_>, _>>()
+    let steps = builds::check_steps(&recipe.definition)
         .map_err(|e| ApiError::internal(&anyhow::anyhow!("the {NAME} recipe: {e}")))?;
     let template_id = {
         let _names = shared.names_lock.lock().await;

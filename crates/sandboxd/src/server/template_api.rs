@@ -236,14 +236,7 @@ async fn start_build(
         .get(&build_id)
         .filter(|p| p.lock().map(|p| p.template_id == id).unwrap_or(false))
         .ok_or_else(|| not_found(format!("build '{build_id}' of template '{id}' not found")))?;
-    let steps = definition
-        .steps
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, body)| builds::check_step(i + 1, body))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ApiError::bad_request)?;
+    let steps = builds::check_steps(&definition).map_err(ApiError::bad_request)?;
     builds::origin(&shared, &definition).map_err(ApiError::bad_request)?;
     {
         let progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
