@@ -46,4 +46,7 @@ async fn main() {
     }
     drop(edge);
     daemon.stop().await.unwrap();
+    // Not a return: the runtime would wait for its thread still blocked reading stdin
+    // (after a SIGTERM, stdin is still open).
+    std::process::exit(0);
 }
