@@ -481,15 +481,27 @@ async fn a_stalled_streamed_upload_ends_with_a_typed_timeout() {
     );
 }
 
-#[tokio::test]
-async fn a_connection_refused_at_first_is_retried_as_the_sdk_does() {
-    // A port that is free now and served 250 ms later (envd still starting).
+/// A loopback address that is free now, and the listener bound to it after `delay` (a
+/// peer still starting: connections are refused until then).
+fn listened_on_later(
+    delay: Duration,
+) -> (std::net::SocketAddr, impl std::future::Future<Output = tokio::net::TcpListener>) {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = probe.local_addr().unwrap();
     drop(probe);
+    let listening = async move {
+        tokio::time::sleep(delay).await;
+        tokio::net::TcpListener::bind(address).await.unwrap()
+    };
+    (address, listening)
+}
+
+#[tokio::test]
+async fn a_connection_refused_at_first_is_retried_as_the_sdk_does() {
+    // A port that is free now and served 250 ms later (envd still starting).
+    let (address, listening) = listened_on_later(Duration::from_millis(250));
     let server = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+        let listener = listening.await;
         let (mut socket, _) = listener.accept().await.unwrap();
         let mut request = [0u8; 4096];
         let _ = socket.read(&mut request).await;
@@ -632,12 +644,9 @@ async fn e2b_strict_envd_takes_term_and_kill_to_the_pid_only() {
 async fn snapshot_lists_retry_connection_setup_and_stop_at_an_empty_next_token() {
     // A port that is free now and served 250 ms later; its one page ends with an empty
     // `x-next-token`, which is no next page.
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = probe.local_addr().unwrap();
-    drop(probe);
+    let (address, listening) = listened_on_later(Duration::from_millis(250));
     let server = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+        let listener = listening.await;
         let mut served = 0;
         while let Ok(Ok((mut socket, _))) =
             tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
