@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -42,7 +42,6 @@ use serde_json::{Value, json};
 use super::api::constant_time_eq;
 use super::{ApiError, Shared, volumes};
 
-type S = State<Arc<Shared>>;
 type ApiResult<T> = Result<T, ApiError>;
 
 /// Who owns what the API creates, unless the request says: `user`, as a volume's root.
@@ -95,6 +94,34 @@ fn normalize(raw: &str) -> ApiResult<(String, Vec<String>)> {
         return Err(ApiError::bad_request(format!("path {raw:?}: '.' and '..' are not allowed")));
     }
     Ok((format!("/{}", parts.join("/")), parts))
+}
+
+/// What every route names: the volume (its files' directory, once its token is
+/// checked), the path in it, and the query's other fields.
+struct Target {
+    dir: PathBuf,
+    shown: String,
+    parts: Vec<String>,
+    query: HashMap<String, String>,
+}
+
+impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        request: &mut axum::http::request::Parts,
+        shared: &Arc<Shared>,
+    ) -> Result<Self, Response> {
+        let Path(id) = Path::<String>::from_request_parts(request, shared)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Query(query) = Query::<HashMap<String, String>>::from_request_parts(request, shared)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let dir = authorized(shared, &id, &request.headers).map_err(IntoResponse::into_response)?;
+        let (shown, parts) = query_path(&query).map_err(IntoResponse::into_response)?;
+        Ok(Target { dir, shown, parts, query })
+    }
 }
 
 /// The volume a request names, after its token.
@@ -239,14 +266,8 @@ fn check_id(id: u32, what: &str) -> ApiResult<u32> {
 }
 
 /// `GET /volumecontent/{id}/path?path=`.
-async fn stat(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn stat(target: Target) -> ApiResult<Response> {
+    let Target { dir, shown, parts, .. } = target;
     let value = blocking(move || stat_of(open_root(&dir)?.as_fd(), &shown, &parts)).await?;
     Ok(axum::Json(value).into_response())
 }
@@ -259,15 +280,8 @@ struct Metadata {
 }
 
 /// `PATCH /volumecontent/{id}/path?path=` `{uid?, gid?, mode?}`.
-async fn update(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn update(target: Target, body: axum::body::Bytes) -> ApiResult<Response> {
+    let Target { dir, shown, parts, .. } = target;
     let metadata: Metadata = if body.is_empty() {
         Metadata::default()
     } else {
@@ -330,14 +344,8 @@ fn children(dir: BorrowedFd<'_>) -> Result<Vec<String>, Errno> {
 }
 
 /// `DELETE /volumecontent/{id}/path?path=`: 204.
-async fn remove(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> ApiResult<StatusCode> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn remove(target: Target) -> ApiResult<StatusCode> {
+    let Target { dir, shown, parts, .. } = target;
     if parts.is_empty() {
         return Err(ApiError::bad_request("the volume's root cannot be removed"));
     }
@@ -382,14 +390,8 @@ fn list_into(
 }
 
 /// `GET /volumecontent/{id}/dir?path=&depth=`: the entries, by name, `depth` levels.
-async fn list(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn list(target: Target) -> ApiResult<Response> {
+    let Target { dir, shown, parts, query } = target;
     let depth = query_u32(&query, "depth")?.unwrap_or(1).clamp(1, MAX_DEPTH);
     let listing = blocking(move || {
         let root = open_root(&dir)?;
@@ -463,14 +465,8 @@ fn make_dir_at(
 }
 
 /// `POST /volumecontent/{id}/dir?path=&uid=&gid=&mode=&force=`: 201 with the directory.
-async fn make_dir(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn make_dir(target: Target) -> ApiResult<Response> {
+    let Target { dir, shown, parts, query } = target;
     let made = made(&query, DEFAULT_DIR_MODE)?;
     let force = query_force(&query);
     let value = blocking(move || {
@@ -497,14 +493,8 @@ async fn make_dir(
 }
 
 /// `GET /volumecontent/{id}/file?path=`: the bytes, streamed.
-async fn read(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, &headers)?;
-    let (shown, parts) = query_path(&query)?;
+async fn read(target: Target) -> ApiResult<Response> {
+    let Target { dir, shown, parts, .. } = target;
     let (file, size) = blocking(move || {
         let root = open_root(&dir)?;
         let fd =
@@ -543,14 +533,8 @@ async fn read(
 
 /// `PUT /volumecontent/{id}/file?path=&uid=&gid=&mode=&force=`: 201 with the file. The
 /// bytes go to a new file beside it, renamed over it once complete.
-async fn write(
-    State(shared): S,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    request: Request,
-) -> ApiResult<Response> {
-    let dir = authorized(&shared, &id, request.headers())?;
-    let (shown, parts) = query_path(&query)?;
+async fn write(target: Target, body: Body) -> ApiResult<Response> {
+    let Target { dir, shown, parts, query } = target;
     if parts.is_empty() {
         return Err(ApiError::new(StatusCode::CONFLICT, "Path / is a directory"));
     }
@@ -592,7 +576,7 @@ async fn write(
         let _ = rustix::fs::unlinkat(parent_fd, temp, AtFlags::empty());
     };
     let mut file = Some(file);
-    let mut body = request.into_body().into_data_stream();
+    let mut body = body.into_data_stream();
     while let Some(chunk) = body.next().await {
         let chunk = match chunk {
             Ok(chunk) => chunk,
