@@ -108,7 +108,7 @@ fn run(sys: &dyn Syscall, step: &Step) -> io::Result<()> {
             sys.mount(Some(Path::new("tmpfs")), target, Some("tmpfs"), *flags, Some(&options))
         }
         Step::Chdir { path } => sys.chdir(path),
-        Step::MountIdmapped { source, target } => sys.mount_idmapped(source, target),
+        Step::MountIdmapped { source, target, from } => sys.mount_idmapped(source, target, *from),
         Step::MountOverlay { lower, upper, work, target, flags, user_xattr } => {
             let mut options = format!("lowerdir={}", lower.display());
             if let (Some(upper), Some(work)) = (upper, work) {

@@ -156,10 +156,15 @@ pub enum Step {
     Chdir {
         path: PathBuf,
     },
-    /// A copy of the mount at `source` whose owners are seen through the user namespace.
+    /// A copy of the mount at `source` whose owners are seen through the user namespace:
+    /// the host's ids 0-65535 as the sandbox's, or with `from`, the ids of that block
+    /// (a volume's, the files of a sandbox made from another's) as the sandbox's, and
+    /// host root's own files (the daemon's bookkeeping) as they are.
     MountIdmapped {
         source: PathBuf,
         target: PathBuf,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<IdRange>,
     },
     /// An overlay; without `upper` (and `work`) it is read-only. `user_xattr`: its
     /// bookkeeping in `user.*` extended attributes, as a user's namespace must (in
@@ -276,9 +281,16 @@ impl fmt::Display for Step {
             }
             Step::MountTmpfs { target, .. } => write!(f, "mount tmpfs at {}", target.display()),
             Step::Chdir { path } => write!(f, "chdir {}", path.display()),
-            Step::MountIdmapped { source, target } => {
+            Step::MountIdmapped { source, target, from: None } => {
                 write!(f, "idmapped mount of {} at {}", source.display(), target.display())
             }
+            Step::MountIdmapped { source, target, from: Some(from) } => write!(
+                f,
+                "idmapped mount of {} at {} (from the ids of block {})",
+                source.display(),
+                target.display(),
+                from.host_base
+            ),
             Step::MountOverlay { lower, target, .. } => {
                 write!(f, "mount overlay at {} (lower {})", target.display(), lower.display())
             }
@@ -365,7 +377,7 @@ pub fn build_with_cgroup(
 
     let sizes = TmpfsSizes::for_memory(spec.resources.memory_bytes.or(spec.limits.max_memory));
     let mut steps = vec![Step::SetUmask { mask: 0o022 }];
-    if let Isolation::Strict { ids } = isolation {
+    if let Isolation::Strict { ids, .. } = isolation {
         steps.push(Step::CreateUserNamespace { ids });
     }
     steps.extend([
@@ -398,6 +410,17 @@ pub fn build_with_cgroup(
     // outlives a restart and counts against its disk quota, as on E2B's disks. Every
     // mount point in it is made by a step that replaces whatever non-directory the
     // sandbox left there, before anything is mounted on it.
+    if let Some(from) = isolation.shifted_from() {
+        // Files another sandbox made (a fork's, a snapshot's, a template build's) are
+        // owned by that sandbox's block. Seen through this mount they are this one's, and
+        // what it makes is stored in that block: it runs in its own block without a pass
+        // re-owning every file. First, so every later step reaches the directory through it.
+        steps.push(Step::MountIdmapped {
+            source: state.path().to_owned(),
+            target: state.path().to_owned(),
+            from: Some(from),
+        });
+    }
     let empty = state.path().join("empty");
     steps.extend([
         dir(state.rootfs(), 0o755),
@@ -466,6 +489,7 @@ pub fn build_with_cgroup(
                             Step::MountIdmapped {
                                 source: spec.template.source(path),
                                 target: staged.clone(),
+                                from: None,
                             },
                         ]);
                         relative(&state, &staged)
@@ -643,7 +667,7 @@ pub fn build_with_cgroup(
                 });
             }
             Isolation::Strict { .. } => {
-                Step::MountIdmapped { source: volume.source.clone(), target }
+                Step::MountIdmapped { source: volume.source.clone(), target, from: volume.ids }
             }
             Isolation::Namespaces => {
                 Step::Bind { source: volume.source.clone(), target, read_only: false }

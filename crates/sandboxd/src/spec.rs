@@ -47,6 +47,10 @@ pub struct SandboxSpec {
 pub struct VolumeMount {
     pub source: PathBuf,
     pub inside: PathBuf,
+    /// The host block its files are stored in (`None`: the ids they have inside, as
+    /// volumes made before that were kept).
+    #[serde(default)]
+    pub ids: Option<IdRange>,
 }
 
 /// Where a volume may not be mounted: what the plan provides, and the directories whose
@@ -65,7 +69,16 @@ pub enum Isolation {
     /// host block `ids` (root inside is nobody on the host), host files seen through
     /// idmapped lower layers, Docker's 14 capabilities, `no_new_privs` and the seccomp
     /// profile of [`crate::seccomp`].
-    Strict { ids: IdRange },
+    Strict {
+        ids: IdRange,
+        /// The block that owns the sandbox's own files on the host, when it is not
+        /// `ids`: a fork, or a sandbox made from a snapshot or a template build, starts
+        /// from files another sandbox made. It still runs in a block of its own: its
+        /// state directory is shown to it through an idmapped mount from `files` onto
+        /// `ids`, so no file is re-owned and no two running sandboxes share host ids.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        files: Option<IdRange>,
+    },
     /// Namespaces only: root inside is root on the host. For code you trust.
     Namespaces,
 }
@@ -78,11 +91,62 @@ impl Isolation {
         }
     }
 
-    /// The host id of `inside` (a uid or gid inside the sandbox).
+    /// Strict isolation in the block `ids`, over files owned by that block.
+    pub fn strict(ids: IdRange) -> Isolation {
+        Isolation::Strict { ids, files: None }
+    }
+
+    /// The host id of `inside` (a uid or gid inside the sandbox) for its processes, and
+    /// for files made through the sandbox's mounts.
     pub fn host_id(self, inside: u32) -> u32 {
         match self {
-            Isolation::Strict { ids } => ids.host_base.saturating_add(inside),
+            Isolation::Strict { ids, .. } => ids.host_base.saturating_add(inside),
             Isolation::Namespaces => inside,
+        }
+    }
+
+    /// The host id that owns, on the host's disk, the sandbox's files of `inside`: what
+    /// the daemon sets on a file it makes in the state directory from outside.
+    pub fn files_id(self, inside: u32) -> u32 {
+        match self.files_block() {
+            Some(files) => files.host_base.saturating_add(inside),
+            None => inside,
+        }
+    }
+
+    /// The block its files are owned by (`None` without a user namespace).
+    pub fn files_block(self) -> Option<IdRange> {
+        match self {
+            Isolation::Strict { ids, files } => Some(files.unwrap_or(ids)),
+            Isolation::Namespaces => None,
+        }
+    }
+
+    /// The block its state directory is shifted from, when its files are another
+    /// block's (see [`Isolation::Strict::files`]).
+    pub fn shifted_from(self) -> Option<IdRange> {
+        match self {
+            Isolation::Strict { ids, files: Some(files) } if files != ids => Some(files),
+            _ => None,
+        }
+    }
+
+    /// The host blocks it holds: the one its processes run in and the one its files
+    /// are owned by (one block for most).
+    pub fn blocks(self) -> impl Iterator<Item = IdRange> {
+        let (ids, files) = match self {
+            Isolation::Strict { ids, files } => (Some(ids), files.filter(|f| *f != ids)),
+            Isolation::Namespaces => (None, None),
+        };
+        ids.into_iter().chain(files)
+    }
+
+    /// The same files run in the block `ids` (a fork's, or a sandbox made from a
+    /// snapshot or a template build).
+    pub fn running_in(self, ids: IdRange) -> Isolation {
+        match self.files_block() {
+            Some(files) if files != ids => Isolation::Strict { ids, files: Some(files) },
+            _ => Isolation::strict(ids),
         }
     }
 }
@@ -132,6 +196,11 @@ impl IdRange {
     /// The first block starts here: above every uid a host hands out to people or
     /// services, and below 2^31 so tools that store ids as signed 32-bit numbers work.
     pub const DEFAULT_BASE: u32 = 1 << 30;
+    /// The block volumes' files are stored in on the host, just below the sandboxes'
+    /// (never handed to a sandbox): each sandbox sees a volume through an idmapped mount
+    /// from it onto its own block, so nothing in a volume is owned by host root or by
+    /// an id any process runs as.
+    pub const VOLUMES: IdRange = IdRange { host_base: Self::DEFAULT_BASE - Self::SIZE };
     /// Blocks between `DEFAULT_BASE` and 2^31.
     pub const SLOTS: u32 = ((1u32 << 31) - Self::DEFAULT_BASE) / Self::SIZE;
 
@@ -141,6 +210,16 @@ impl IdRange {
         let host_base = base.checked_add(offset)?;
         host_base.checked_add(Self::SIZE)?;
         Some(IdRange { host_base })
+    }
+
+    /// The host id of `inside` in this block.
+    pub fn host_id(self, inside: u32) -> u32 {
+        self.host_base.saturating_add(inside)
+    }
+
+    /// The id inside of the host id `host`, if this block holds it.
+    pub fn inside_id(self, host: u32) -> Option<u32> {
+        host.checked_sub(self.host_base).filter(|inside| *inside < Self::SIZE)
     }
 
     /// A block chosen from the sandbox id, for callers without an allocator (the daemon
@@ -285,7 +364,7 @@ impl SandboxSpec {
             net: Net::Host,
             netns: None,
             limits: Limits::default(),
-            isolation: Isolation::Strict { ids: IdRange::from_id(&id_for_ids) },
+            isolation: Isolation::strict(IdRange::from_id(&id_for_ids)),
             resources: Resources::default(),
             layers: None,
             volumes: Vec::new(),

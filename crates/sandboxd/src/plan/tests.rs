@@ -39,7 +39,7 @@ const IDS: IdRange = IdRange { host_base: 100_000 };
 
 fn base_spec() -> SandboxSpec {
     let mut spec = SandboxSpec::new("sbx-1", "/s", Template::base());
-    spec.isolation = Isolation::Strict { ids: IDS };
+    spec.isolation = Isolation::strict(IDS);
     spec.limits = Limits {
         max_processes: Some(100),
         max_open_files: Some(512),
@@ -106,7 +106,15 @@ fn render(steps: &[Step]) -> String {
                 )
             }
             Step::Chdir { path } => format!("cd {}", path.display()),
-            Step::MountIdmapped { source, target } => {
+            Step::MountIdmapped { source, target, from: Some(from) } => {
+                format!(
+                    "idmap {} at {} from {}",
+                    source.display(),
+                    target.display(),
+                    from.host_base
+                )
+            }
+            Step::MountIdmapped { source, target, from: None } => {
                 format!("idmap {} at {}", source.display(), target.display())
             }
             Step::MountOverlay { lower, upper, work, target, flags, .. } => {
@@ -181,7 +189,7 @@ fn render_calls(calls: &[Call]) -> String {
             Call::CreateUserNamespace(ids) => format!("userns({})", ids.host_base),
             Call::JoinNetworkNamespace(path) => format!("setns_net({})", path.display()),
             Call::RemoveFile(path) => format!("unlink({})", path.display()),
-            Call::MountIdmapped { source, target } => {
+            Call::MountIdmapped { source, target, .. } => {
                 format!("idmapped_mount({}, {})", source.display(), target.display())
             }
         };
@@ -411,7 +419,7 @@ fn invalid_specs_and_programs_are_rejected_before_any_step() {
 /// A template small enough to pin every recorded system call.
 fn minimal_spec() -> (SandboxSpec, HostLayout) {
     let mut spec = SandboxSpec::new("box", "/s", Template::base());
-    spec.isolation = Isolation::Strict { ids: IDS };
+    spec.isolation = Isolation::strict(IDS);
     spec.template.read_only_paths = vec!["/etc".into(), "/bin".into()];
     spec.limits = Limits {
         max_processes: None,

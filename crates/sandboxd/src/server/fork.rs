@@ -6,10 +6,13 @@
 //! id and tokens. Its processes start fresh, as after a filesystem-only resume: memory
 //! state does not carry over (see docs/sandboxd.md). The parent keeps running untouched.
 //!
-//! A fork keeps its parent's uid block: its files are the parent's, owned by those host
-//! ids, and re-owning them would cost a pass over every file. The two stay apart (each
-//! has its own user, pid, mount and network namespaces and cgroup); they share only the
-//! per-uid process limit, and the block stays taken while either lives.
+//! A fork runs in a uid block of its own, as every sandbox does. Its files are the
+//! parent's, owned by the parent's block on the host; rather than a pass re-owning every
+//! file, the fork's state directory is shown to it through an idmapped mount from that
+//! block onto its own (`Isolation::Strict`'s `files`), so what it makes is stored in the
+//! files' block too, and the files' block stays taken while any sandbox, snapshot or
+//! build holds files of it. An ordinary user's daemon cannot make idmapped mounts: there
+//! a fork keeps its parent's block.
 
 use std::sync::Arc;
 
@@ -45,7 +48,7 @@ pub async fn make(shared: &Arc<Shared>, parent: &Record) -> anyhow::Result<Arc<S
     Ok(slot)
 }
 
-/// A new sandbox (`record`, keeping its uid block) whose directory starts as a copy of
+/// A new sandbox (`record`, in a block of its own over the files' block) whose directory starts as a copy of
 /// `from` (a sandbox's or a snapshot's): its slot, saved as `creating` first, so that a
 /// daemon killed before it is started removes it on its next start. Not started.
 pub async fn from_files(
@@ -53,7 +56,7 @@ pub async fn from_files(
     record: &Record,
     from: std::path::PathBuf,
 ) -> anyhow::Result<Arc<Slot>> {
-    let slot = shared.insert_fork(record);
+    let slot = shared.insert_fork(record)?;
     let made = async {
         shared.store.save(&slot.record()).context("writing the sandbox record")?;
         let to = shared.store.sandbox_dir(&slot.id);

@@ -75,6 +75,7 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
         spec.volumes.push(crate::spec::VolumeMount {
             source: super::volumes::files(shared, &volume),
             inside: mount.path.clone().into(),
+            ids: volume.ids,
         });
     }
     spec.isolation = match record.isolation {
@@ -217,7 +218,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
         disk_owner.disk.make_sandbox_dir(&spawn_spec.state_dir)?;
         if host_network {
-            prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.host_id(0))
+            prepare_ready_dir(&spawn_spec.state_dir.join("var"), spawn_spec.isolation.files_id(0))
                 .with_context(|| format!("preparing {}", ready_dir.display()))?;
         }
         Ok(launcher.spawn(&spawn_spec, payload)?)

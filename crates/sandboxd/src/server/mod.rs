@@ -32,6 +32,7 @@ mod proxy;
 pub mod registry;
 mod snapshots;
 mod volume_content;
+mod volume_ids;
 mod volumes;
 
 use std::collections::HashMap;
@@ -243,54 +244,76 @@ impl Shared {
     }
 
     /// Inserts a slot for a new sandbox with a fresh id and, under strict isolation, the
-    /// lowest uid block no other sandbox of this daemon holds.
+    /// lowest uid block nothing of this daemon holds.
     pub(crate) fn insert_new(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
-        // Blocks of snapshots (their files are owned by them), read from disk before the
-        // registry is locked.
-        let held = match self.config.isolation {
-            IsolationLevel::Strict => {
-                let mut held = snapshots::held_blocks(self);
-                held.extend(templates::index(self).held_blocks());
-                held.extend(builds::held_blocks(self));
-                held
-            }
-            IsolationLevel::Namespaces => Vec::new(),
-        };
+        let strict = self.config.isolation == IsolationLevel::Strict;
+        let held = if strict { self.held_blocks() } else { Vec::new() };
         let mut map = self.map();
-        let isolation = match self.config.isolation {
-            IsolationLevel::Namespaces => Isolation::Namespaces,
-            IsolationLevel::Strict => {
-                // Blocks of live sandboxes, and of snapshots.
-                let taken: std::collections::HashSet<u32> = map
-                    .values()
-                    .filter_map(|slot| slot.lock().record.isolation)
-                    .chain(held)
-                    .filter_map(|isolation| match isolation {
-                        Isolation::Strict { ids } => Some(ids.host_base),
-                        Isolation::Namespaces => None,
-                    })
-                    .collect();
-                let blocks = self.config.id_blocks.unwrap_or(u32::MAX);
-                let ids = (0..blocks)
-                    .map_while(|slot| IdRange::slot(self.config.id_base, slot))
-                    .find(|ids| !taken.contains(&ids.host_base))
-                    .with_context(|| match self.config.id_blocks {
-                        Some(blocks) => format!(
-                            "every uid block is taken (the user's subordinate ids hold {blocks}): kill some sandboxes, or give the user a larger range in /etc/subuid and /etc/subgid"
-                        ),
-                        None => "every uid block is taken: kill some sandboxes".to_owned(),
-                    })?;
-                Isolation::Strict { ids }
-            }
+        let isolation = match strict {
+            true => Isolation::strict(self.free_block(&map, &held, None)?),
+            false => Isolation::Namespaces,
         };
         let record = registry::Record { isolation: Some(isolation), ..record.clone() };
         Ok(insert_with_new_id(&mut map, record))
     }
 
-    /// Inserts a slot for a fork: a fresh id, and the record's own uid block (the fork's
-    /// files are its parent's, owned by that block).
-    pub(crate) fn insert_fork(&self, record: &registry::Record) -> Arc<Slot> {
-        insert_with_new_id(&mut self.map(), record.clone())
+    /// Inserts a slot for a sandbox whose files start as another's (a fork's parent, a
+    /// snapshot, a template build: `record.isolation` is theirs): a fresh id, and under
+    /// strict isolation a block of its own to run in, over the files' block (see
+    /// [`Isolation::Strict`]'s `files`). An ordinary user's daemon has no idmapped mounts
+    /// to shift the files with: there the sandbox keeps the files' block.
+    pub(crate) fn insert_fork(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
+        let Some(origin @ Isolation::Strict { .. }) = record.isolation else {
+            return Ok(insert_with_new_id(&mut self.map(), record.clone()));
+        };
+        if crate::rootless::blocks_inside().is_some() {
+            return Ok(insert_with_new_id(&mut self.map(), record.clone()));
+        }
+        let held = self.held_blocks();
+        let mut map = self.map();
+        let ids = self.free_block(&map, &held, Some(origin))?;
+        let record = registry::Record { isolation: Some(origin.running_in(ids)), ..record.clone() };
+        Ok(insert_with_new_id(&mut map, record))
+    }
+
+    /// Blocks of snapshots and template builds (their files are owned by them), read
+    /// from disk before the registry is locked.
+    fn held_blocks(&self) -> Vec<Isolation> {
+        let mut held = snapshots::held_blocks(self);
+        held.extend(templates::index(self).held_blocks());
+        held.extend(builds::held_blocks(self));
+        held
+    }
+
+    /// The lowest block nothing holds: no sandbox in `map` (for its processes or its
+    /// files), nothing in `held`, nor `origin` (whose files a new sandbox starts from).
+    /// The caller inserts under the same lock, so two creates never get one block.
+    fn free_block(
+        &self,
+        map: &HashMap<String, Arc<Slot>>,
+        held: &[Isolation],
+        origin: Option<Isolation>,
+    ) -> anyhow::Result<IdRange> {
+        let taken: std::collections::HashSet<u32> = map
+            .values()
+            .filter_map(|slot| slot.lock().record.isolation)
+            .chain(held.iter().copied())
+            .chain(origin)
+            .flat_map(Isolation::blocks)
+            // Volumes' files are owned by theirs (a daemon configured below it).
+            .chain(std::iter::once(IdRange::VOLUMES))
+            .map(|ids| ids.host_base)
+            .collect();
+        let blocks = self.config.id_blocks.unwrap_or(u32::MAX);
+        (0..blocks)
+            .map_while(|slot| IdRange::slot(self.config.id_base, slot))
+            .find(|ids| !taken.contains(&ids.host_base))
+            .with_context(|| match self.config.id_blocks {
+                Some(blocks) => format!(
+                    "every uid block is taken (the user's subordinate ids hold {blocks}): kill some sandboxes, or give the user a larger range in /etc/subuid and /etc/subgid"
+                ),
+                None => "every uid block is taken: kill some sandboxes".to_owned(),
+            })
     }
 
     pub(crate) fn remove_slot(&self, id: &str) {
@@ -536,6 +559,7 @@ impl Daemon {
         }
         snapshots::recover(&shared);
         volumes::recover(&shared);
+        volume_ids::migrate(&shared);
         templates::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {

@@ -359,7 +359,7 @@ mod tests {
             started_at_ms: 1,
             end_at_ms: 2,
             phase: Phase::Running,
-            isolation: Some(Isolation::Strict { ids: crate::spec::IdRange { host_base: 1 << 30 } }),
+            isolation: Some(Isolation::strict(crate::spec::IdRange { host_base: 1 << 30 })),
             cpu_count: None,
             memory_mb: Some(512),
             network: NetworkSettings::default(),

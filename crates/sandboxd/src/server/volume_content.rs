@@ -41,6 +41,7 @@ use serde_json::{Value, json};
 
 use super::api::constant_time_eq;
 use super::{ApiError, Shared, volumes};
+use crate::spec::IdRange;
 
 type ApiResult<T> = Result<T, ApiError>;
 
@@ -100,6 +101,9 @@ fn normalize(raw: &str) -> ApiResult<(String, Vec<String>)> {
 /// checked), the path in it, and the query's other fields.
 struct Target {
     dir: PathBuf,
+    /// The host block the volume's files are owned by: the API speaks of the ids a
+    /// sandbox sees.
+    ids: IdRange,
     shown: String,
     parts: Vec<String>,
     query: HashMap<String, String>,
@@ -118,14 +122,15 @@ impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
         let Query(query) = Query::<HashMap<String, String>>::from_request_parts(request, shared)
             .await
             .map_err(IntoResponse::into_response)?;
-        let dir = authorized(shared, &id, &request.headers).map_err(IntoResponse::into_response)?;
+        let (dir, ids) =
+            authorized(shared, &id, &request.headers).map_err(IntoResponse::into_response)?;
         let (shown, parts) = query_path(&query).map_err(IntoResponse::into_response)?;
-        Ok(Target { dir, shown, parts, query })
+        Ok(Target { dir, ids, shown, parts, query })
     }
 }
 
-/// The volume a request names, after its token.
-fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<PathBuf> {
+/// The directory and the host block of the volume a request names, after its token.
+fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<(PathBuf, IdRange)> {
     let volume = volumes::by_id(shared, id)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found")))?;
     let presented = headers
@@ -141,8 +146,27 @@ fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<PathB
     if !constant_time_eq(presented.trim().as_bytes(), volume.token.as_bytes()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "invalid volume token"));
     }
-    Ok(volumes::files(shared, &volume))
+    Ok((volumes::files(shared, &volume), volumes::block(&volume)))
 }
+
+/// `value` (a VolumeEntryStat, or a list of them) with the owners a sandbox sees: the
+/// host ids of the volume's block as the ids inside, any other as `nobody` (65534), as
+/// the kernel shows an owner the sandbox does not map.
+fn as_inside(mut value: Value, ids: IdRange) -> Value {
+    if let Value::Array(entries) = value {
+        return Value::Array(entries.into_iter().map(|entry| as_inside(entry, ids)).collect());
+    }
+    for key in ["uid", "gid"] {
+        if let Some(host) = value[key].as_u64() {
+            let inside = u32::try_from(host).ok().and_then(|host| ids.inside_id(host));
+            value[key] = json!(inside.unwrap_or(NOBODY));
+        }
+    }
+    value
+}
+
+/// The owner a sandbox sees for an id it does not map (the kernel's overflow id).
+const NOBODY: u32 = 65_534;
 
 fn open_root(dir: &std::path::Path) -> ApiResult<OwnedFd> {
     rustix::fs::open(
@@ -267,9 +291,9 @@ fn check_id(id: u32, what: &str) -> ApiResult<u32> {
 
 /// `GET /volumecontent/{id}/path?path=`.
 async fn stat(target: Target) -> ApiResult<Response> {
-    let Target { dir, shown, parts, .. } = target;
+    let Target { dir, ids, shown, parts, .. } = target;
     let value = blocking(move || stat_of(open_root(&dir)?.as_fd(), &shown, &parts)).await?;
-    Ok(axum::Json(value).into_response())
+    Ok(axum::Json(as_inside(value, ids)).into_response())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -281,15 +305,15 @@ struct Metadata {
 
 /// `PATCH /volumecontent/{id}/path?path=` `{uid?, gid?, mode?}`.
 async fn update(target: Target, body: axum::body::Bytes) -> ApiResult<Response> {
-    let Target { dir, shown, parts, .. } = target;
+    let Target { dir, ids, shown, parts, .. } = target;
     let metadata: Metadata = if body.is_empty() {
         Metadata::default()
     } else {
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("body: {e}")))?
     };
     let mode = metadata.mode.map(check_mode).transpose()?;
-    let uid = metadata.uid.map(|u| check_id(u, "uid")).transpose()?;
-    let gid = metadata.gid.map(|g| check_id(g, "gid")).transpose()?;
+    let uid = metadata.uid.map(|u| check_id(u, "uid")).transpose()?.map(|u| ids.host_id(u));
+    let gid = metadata.gid.map(|g| check_id(g, "gid")).transpose()?.map(|g| ids.host_id(g));
     let value = blocking(move || {
         let root = open_root(&dir)?;
         // O_PATH would not let fchmod/fchown act; a FIFO must not block the open.
@@ -310,7 +334,7 @@ async fn update(target: Target, body: axum::body::Bytes) -> ApiResult<Response> 
         stat_of(root.as_fd(), &shown, &parts)
     })
     .await?;
-    Ok(axum::Json(value).into_response())
+    Ok(axum::Json(as_inside(value, ids)).into_response())
 }
 
 fn remove_all(dir: BorrowedFd<'_>, name: &str) -> Result<(), Errno> {
@@ -391,7 +415,7 @@ fn list_into(
 
 /// `GET /volumecontent/{id}/dir?path=&depth=`: the entries, by name, `depth` levels.
 async fn list(target: Target) -> ApiResult<Response> {
-    let Target { dir, shown, parts, query } = target;
+    let Target { dir, ids, shown, parts, query } = target;
     let depth = query_u32(&query, "depth")?.unwrap_or(1).clamp(1, MAX_DEPTH);
     let listing = blocking(move || {
         let root = open_root(&dir)?;
@@ -402,20 +426,20 @@ async fn list(target: Target) -> ApiResult<Response> {
         Ok(out)
     })
     .await?;
-    Ok(axum::Json(listing).into_response())
+    Ok(axum::Json(as_inside(Value::Array(listing), ids)).into_response())
 }
 
-/// Owner and mode a create asks for.
+/// Owner (host ids) and mode a create asks for.
 struct Made {
     uid: u32,
     gid: u32,
     mode: Mode,
 }
 
-fn made(query: &HashMap<String, String>, default_mode: u32) -> ApiResult<Made> {
+fn made(query: &HashMap<String, String>, default_mode: u32, ids: IdRange) -> ApiResult<Made> {
     Ok(Made {
-        uid: check_id(query_u32(query, "uid")?.unwrap_or(DEFAULT_OWNER), "uid")?,
-        gid: check_id(query_u32(query, "gid")?.unwrap_or(DEFAULT_OWNER), "gid")?,
+        uid: ids.host_id(check_id(query_u32(query, "uid")?.unwrap_or(DEFAULT_OWNER), "uid")?),
+        gid: ids.host_id(check_id(query_u32(query, "gid")?.unwrap_or(DEFAULT_OWNER), "gid")?),
         mode: check_mode(query_u32(query, "mode")?.unwrap_or(default_mode))?,
     })
 }
@@ -466,8 +490,8 @@ fn make_dir_at(
 
 /// `POST /volumecontent/{id}/dir?path=&uid=&gid=&mode=&force=`: 201 with the directory.
 async fn make_dir(target: Target) -> ApiResult<Response> {
-    let Target { dir, shown, parts, query } = target;
-    let made = made(&query, DEFAULT_DIR_MODE)?;
+    let Target { dir, ids, shown, parts, query } = target;
+    let made = made(&query, DEFAULT_DIR_MODE, ids)?;
     let force = query_force(&query);
     let value = blocking(move || {
         let root = open_root(&dir)?;
@@ -489,7 +513,7 @@ async fn make_dir(target: Target) -> ApiResult<Response> {
         stat_of(root.as_fd(), &shown, &parts)
     })
     .await?;
-    Ok((StatusCode::CREATED, axum::Json(value)).into_response())
+    Ok((StatusCode::CREATED, axum::Json(as_inside(value, ids))).into_response())
 }
 
 /// `GET /volumecontent/{id}/file?path=`: the bytes, streamed.
@@ -534,11 +558,11 @@ async fn read(target: Target) -> ApiResult<Response> {
 /// `PUT /volumecontent/{id}/file?path=&uid=&gid=&mode=&force=`: 201 with the file. The
 /// bytes go to a new file beside it, renamed over it once complete.
 async fn write(target: Target, body: Body) -> ApiResult<Response> {
-    let Target { dir, shown, parts, query } = target;
+    let Target { dir, ids, shown, parts, query } = target;
     if parts.is_empty() {
         return Err(ApiError::new(StatusCode::CONFLICT, "Path / is a directory"));
     }
-    let made = made(&query, DEFAULT_FILE_MODE)?;
+    let made = made(&query, DEFAULT_FILE_MODE, ids)?;
     let force = query_force(&query);
     let temp = format!(".{}.dsh-upload-{}", parts[parts.len() - 1], super::registry::random_hex(8));
     let (shown2, parts2, temp2) = (shown.clone(), parts.clone(), temp.clone());
@@ -619,7 +643,7 @@ async fn write(target: Target, body: Body) -> ApiResult<Response> {
         stat_of(root.as_fd(), &shown, &parts)
     })
     .await?;
-    Ok((StatusCode::CREATED, axum::Json(value)).into_response())
+    Ok((StatusCode::CREATED, axum::Json(as_inside(value, ids))).into_response())
 }
 
 #[cfg(test)]

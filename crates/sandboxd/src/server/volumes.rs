@@ -3,11 +3,14 @@
 //!
 //! A volume is `<sandboxes>/.volumes/<key>/` in the daemon's disk image, described by
 //! `<key>.json` (written last; a directory without it is removed at start). Its files
-//! keep the ids they have inside (0-65535): each sandbox sees the volume through an
-//! idmapped mount onto its own uid block, so sandboxes of different blocks share it with
-//! the same owners; the root directory is `user`'s (uid 1000). The image is mounted
-//! nosuid and nodev, so nothing in a volume is a setuid program or a device on the host,
-//! and the state directory is root's alone. Volumes need the image (disk quotas on):
+//! are owned on the host by the volumes' block ([`IdRange::VOLUMES`]: an inside id `n`
+//! is host id `VOLUMES + n`), which no process runs as: each sandbox sees the volume
+//! through an idmapped mount from that block onto its own, so sandboxes of different
+//! blocks share it with the same owners, and nothing in it is host root's (a copy or a
+//! backup restored elsewhere hands the host no setuid-root program). The root directory
+//! is `user`'s (uid 1000). Volumes made before kept the inside ids on the host; they are
+//! moved into the block once, at start (`volume_ids.rs`). The image is mounted nosuid and
+//! nodev too, and the state directory is root's alone. Volumes need the image (disk quotas on):
 //! without it a volume's path would show the host's directories in mountinfo.
 //!
 //! A volume mounted by a sandbox (running or paused) cannot be deleted (409): kill the
@@ -23,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::described::Described;
 use super::registry::{now_ms, random_hex, set_mode};
 use super::{ApiError, Shared};
+use crate::spec::IdRange;
 
 /// The directory, among the sandboxes' (in the disk image).
 pub const DIR: &str = ".volumes";
@@ -41,6 +45,10 @@ pub struct Volume {
     /// E2B's token for the volume content API (`volume_content.rs`).
     pub token: String,
     pub created_at_ms: u64,
+    /// The host block its files are owned by; `None` for a volume made before volumes
+    /// had one (its files keep the inside ids until `volume_ids::migrate` moves them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids: Option<IdRange>,
 }
 
 impl Volume {
@@ -62,6 +70,17 @@ fn store(shared: &Shared) -> Described {
 /// The directory holding `volume`'s files.
 pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
     store(shared).dir(&volume.key)
+}
+
+/// The host block `volume`'s files are owned by (the ids themselves for an old volume
+/// not yet moved).
+pub fn block(volume: &Volume) -> IdRange {
+    volume.ids.unwrap_or(IdRange { host_base: 0 })
+}
+
+/// Records that `volume`'s files are now owned by `ids`.
+pub fn set_block(shared: &Shared, volume: &Volume, ids: IdRange) -> anyhow::Result<()> {
+    store(shared).describe(&volume.key, &Volume { ids: Some(ids), ..volume.clone() })
 }
 
 /// Every volume, oldest first.
@@ -110,6 +129,7 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
         token: random_hex(32),
         key: key.clone(),
         created_at_ms: now_ms(),
+        ids: Some(IdRange::VOLUMES),
     };
     let volumes = store(shared);
     let kept = volume.clone();
@@ -117,7 +137,8 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
         volumes.prepare()?;
         let target = volumes.dir(&kept.key);
         std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
-        std::os::unix::fs::chown(&target, Some(VOLUME_OWNER), Some(VOLUME_OWNER))?;
+        let owner = IdRange::VOLUMES.host_id(VOLUME_OWNER);
+        std::os::unix::fs::chown(&target, Some(owner), Some(owner))?;
         set_mode(&target, 0o755)?;
         volumes.describe(&kept.key, &kept)
     })

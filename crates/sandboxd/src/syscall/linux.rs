@@ -20,6 +20,8 @@ use crate::spec::IdRange;
 #[derive(Debug, Default)]
 pub struct LinuxSyscall {
     user_namespace: RefCell<Option<OwnedFd>>,
+    /// The block of that namespace, for shifted idmapped mounts.
+    ids: std::cell::Cell<Option<IdRange>>,
 }
 
 impl LinuxSyscall {
@@ -100,7 +102,9 @@ fn wait_child(pid: libc::pid_t) {
     {}
 }
 
-fn open_user_namespace(ids: IdRange) -> io::Result<OwnedFd> {
+/// A user namespace mapping each `(inside, outside, count)` of `map` (uids and gids
+/// alike), held by our descriptor.
+fn open_user_namespace(map: &[(u32, u32, u32)]) -> io::Result<OwnedFd> {
     let (report_read, report_write) = pipe()?;
     let (release_read, release_write) = pipe()?;
     let pid =
@@ -118,7 +122,10 @@ fn open_user_namespace(ids: IdRange) -> io::Result<OwnedFd> {
                     "the kernel refused to create a user namespace",
                 )
             })?;
-        let map = format!("0 {} {}\n", ids.host_base, IdRange::SIZE);
+        let map: String = map
+            .iter()
+            .map(|(inside, outside, count)| format!("{inside} {outside} {count}\n"))
+            .collect();
         fs::write(format!("/proc/{host_pid}/uid_map"), &map)?;
         fs::write(format!("/proc/{host_pid}/gid_map"), &map)?;
         fs::OpenOptions::new()
@@ -359,19 +366,36 @@ impl Syscall for LinuxSyscall {
     }
 
     fn create_user_namespace(&self, ids: IdRange) -> io::Result<()> {
-        let fd = open_user_namespace(ids)?;
+        let fd = open_user_namespace(&[(0, ids.host_base, IdRange::SIZE)])?;
         *self.user_namespace.borrow_mut() = Some(fd);
+        self.ids.set(Some(ids));
         Ok(())
     }
 
-    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()> {
+    fn mount_idmapped(
+        &self,
+        source: &Path,
+        target: &Path,
+        from: Option<IdRange>,
+    ) -> io::Result<()> {
         let user_namespace = self.user_namespace.borrow();
-        let Some(userns) = user_namespace.as_ref() else {
+        let (Some(userns), Some(ids)) = (user_namespace.as_ref(), self.ids.get()) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "an idmapped mount needs the user namespace created first",
             ));
         };
+        // A shifted mount needs a namespace of its own: `from`'s block onto the
+        // sandbox's, and host root onto itself so the daemon's own directories in the
+        // tree (0700, root's) stay reachable and what it makes there stays root's.
+        let shifted = match from {
+            Some(from) if from.host_base != 0 => Some(open_user_namespace(&[
+                (0, 0, 1),
+                (from.host_base, ids.host_base, IdRange::SIZE),
+            ])?),
+            _ => None,
+        };
+        let userns = shifted.as_ref().unwrap_or(userns);
         let source = c_path(source)?;
         let target = c_path(target)?;
         // SAFETY: open_tree with a valid path; the result is a new descriptor we own.

@@ -67,8 +67,11 @@ pub trait Syscall {
     /// for the mounts) and the payload enters it later.
     fn create_user_namespace(&self, ids: IdRange) -> io::Result<()>;
     /// Attaches at `target` a copy of the mount at `source` that shows file owners
-    /// through that user namespace (host root's files are owned by root inside).
-    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()>;
+    /// through that user namespace (host root's files are owned by root inside); with
+    /// `from`, the files of that host block are shown as the sandbox's block's, and host
+    /// root's as host root's (see [`crate::plan::Step::MountIdmapped`]).
+    fn mount_idmapped(&self, source: &Path, target: &Path, from: Option<IdRange>)
+    -> io::Result<()>;
 }
 
 /// Namespaces to unshare (the pid namespace is created by the launcher's clone).

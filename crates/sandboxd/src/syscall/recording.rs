@@ -69,6 +69,7 @@ pub enum Call {
     MountIdmapped {
         source: PathBuf,
         target: PathBuf,
+        from: Option<IdRange>,
     },
 }
 
@@ -239,7 +240,16 @@ impl Syscall for RecordingSyscall {
         self.record(Call::CreateUserNamespace(ids))
     }
 
-    fn mount_idmapped(&self, source: &Path, target: &Path) -> io::Result<()> {
-        self.record(Call::MountIdmapped { source: source.to_owned(), target: target.to_owned() })
+    fn mount_idmapped(
+        &self,
+        source: &Path,
+        target: &Path,
+        from: Option<IdRange>,
+    ) -> io::Result<()> {
+        self.record(Call::MountIdmapped {
+            source: source.to_owned(),
+            target: target.to_owned(),
+            from,
+        })
     }
 }

@@ -4,7 +4,7 @@
 //! refused before anything starts.
 
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::harness::Harness;
 
@@ -119,4 +119,104 @@ async fn volumes_need_the_disk_image() {
         reply.body["message"],
         "volumes need the sandboxes' disk image, which this daemon lacks: disk quotas are off (disk_mb = 0)"
     );
+}
+
+/// Runs `change` on the sandboxes' directory of a stopped daemon (its disk image,
+/// mounted read-write for the call).
+fn change_stopped(state: &std::path::Path, change: impl FnOnce(&std::path::Path)) {
+    let mountpoint = tempfile::Builder::new().prefix("dsh-change-").tempdir().unwrap();
+    let status = std::process::Command::new("mount")
+        .arg("-oloop")
+        .arg(state.join(dsh_sandboxd::server::disk::IMAGE_FILE))
+        .arg(mountpoint.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "mounting the disk image of {}", state.display());
+    let outcome =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| change(mountpoint.path())));
+    let _ = std::process::Command::new("umount").arg(mountpoint.path()).status();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// A volume an older daemon made keeps its inside ids on the host (root's files are
+/// host root's, a setuid bit and all). The next start moves it into the volumes' block
+/// once: every owner shifted, every mode kept, the record says so, and sandboxes and
+/// the volume content API see the same owners as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_volume_made_before_volumes_had_a_block_is_moved_into_it_at_start() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut h = Harness::start().await;
+    let made = h.client.call(Method::POST, "/volumes", Some(json!({"name": "old"}))).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let token = made.body["token"].as_str().unwrap().to_owned();
+    let id = made.body["volumeID"].as_str().unwrap().to_owned();
+    h.stop().await;
+    // As a daemon before volume blocks left it.
+    change_stopped(&h.state(), |root| {
+        let volumes = root.join(".volumes");
+        let record = std::fs::read_dir(&volumes)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+            .unwrap();
+        let mut described: Value =
+            serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+        assert!(described.as_object_mut().unwrap().remove("ids").is_some(), "{described}");
+        std::fs::write(&record, serde_json::to_vec(&described).unwrap()).unwrap();
+        let dir = record.with_extension("");
+        std::os::unix::fs::chown(&dir, Some(1000), Some(1000)).unwrap();
+        std::fs::write(dir.join("suid"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(dir.join("suid"), std::fs::Permissions::from_mode(0o6755))
+            .unwrap();
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/f"), "kept").unwrap();
+        std::os::unix::fs::chown(dir.join("sub/f"), Some(1000), Some(1000)).unwrap();
+        std::fs::set_permissions(dir.join("sub/f"), std::fs::Permissions::from_mode(0o640))
+            .unwrap();
+    });
+    h.restart().await;
+
+    let block = dsh_sandboxd::IdRange::VOLUMES.host_base;
+    let volumes = h.state().join("sandboxes/.volumes");
+    let record = std::fs::read_dir(&volumes)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let described: Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(described["ids"], json!({"hostBase": block}));
+    let dir = record.with_extension("");
+    let host = |path: &str| {
+        let m = std::fs::symlink_metadata(dir.join(path)).unwrap();
+        (m.uid() - block, m.gid() - block, m.mode() & 0o7777)
+    };
+    assert_eq!(
+        [host("."), host("suid"), host("sub"), host("sub/f")],
+        [(1000, 1000, 0o755), (0, 0, 0o6755), (0, 0, 0o755), (1000, 1000, 0o640)]
+    );
+
+    let c = h.client.clone();
+    let sandbox = c
+        .create(
+            json!({"templateID": "base", "volumeMounts": [{"name": "old", "path": "/mnt/old"}]}),
+        )
+        .await;
+    let (out, code) = c
+        .run(
+            &sandbox,
+            "stat -c %u:%g:%a /mnt/old /mnt/old/suid /mnt/old/sub/f && cat /mnt/old/sub/f",
+        )
+        .await;
+    assert_eq!((out.as_str(), code), ("1000:1000:755\n0:0:6755\n1000:1000:640\nkept", 0));
+    let stat = reqwest::Client::new()
+        .get(format!("{}/volumecontent/{id}/path?path=/suid", h.daemon().url()))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stat.status(), StatusCode::OK);
+    let stat: Value = stat.json().await.unwrap();
+    assert_eq!((&stat["uid"], &stat["gid"], &stat["mode"]), (&json!(0), &json!(0), &json!(0o6755)));
 }

@@ -612,3 +612,147 @@ fn a_host_address_gained_after_the_start_is_out_of_reach() {
             .unwrap();
     });
 }
+
+/// The host uid of the process whose command line is exactly `args`, waiting a little
+/// for it to start.
+fn host_uid_of_command(args: &[&str]) -> u32 {
+    let wanted: Vec<u8> = args.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            if std::fs::read(entry.path().join("cmdline")).is_ok_and(|c| c == wanted) {
+                let status = std::fs::read_to_string(entry.path().join("status")).unwrap();
+                let line = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+                return line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            }
+        }
+        assert!(Instant::now() < deadline, "no host process runs {args:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Forks, and sandboxes started from one snapshot, used to run in the host uid block of
+/// the sandbox whose files they started from: two running sandboxes with the same host
+/// ids. Each now runs in a block of its own (its root and `user` are host ids no other
+/// sandbox's are), and still sees the files it started from with their owners and modes,
+/// and writes them, as root and as `user`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forks_and_sandboxes_from_one_snapshot_run_in_uid_blocks_of_their_own() {
+    let h = Harness::start(Duration::from_secs(30)).await;
+    let parent = h.create().await;
+    let parent_id = parent["sandboxID"].as_str().unwrap();
+    let setup = "echo r > /root/r && chmod 600 /root/r";
+    assert_eq!(h.run(&parent, "root", setup).await, (String::new(), 0));
+    let setup = "echo u > /home/user/u && chmod 600 /home/user/u";
+    assert_eq!(h.run(&parent, "user", setup).await, (String::new(), 0));
+
+    let (status, forks) = h
+        .call(
+            Method::POST,
+            &format!("/sandboxes/{parent_id}/fork"),
+            Some(json!({"count": 2, "timeout": 60})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{forks}");
+    let (status, snapshot) =
+        h.call(Method::POST, &format!("/sandboxes/{parent_id}/snapshots"), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{snapshot}");
+    let mut sandboxes = vec![parent.clone()];
+    sandboxes.extend(forks.as_array().unwrap().iter().map(|entry| entry["sandbox"].clone()));
+    for _ in 0..2 {
+        let body = json!({"templateID": snapshot["snapshotID"], "timeout": 60});
+        let (status, made) = h.call(Method::POST, "/v2/sandboxes", Some(body)).await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+        sandboxes.push(made);
+    }
+
+    let mut roots = Vec::new();
+    for (k, sandbox) in sandboxes.iter().enumerate() {
+        let (out, code) = h.run(sandbox, "root", "cat /root/r && stat -c %u:%g:%a /root/r").await;
+        assert_eq!((out.as_str(), code), ("r\n0:0:600\n", 0), "sandbox {k}");
+        let script = format!(
+            "cat /home/user/u && echo {k} >> /home/user/u && stat -c %u:%g:%a /home/user/u && \
+             touch /home/user/new && stat -c %u:%g /home/user/new"
+        );
+        let (out, code) = h.run(sandbox, "user", &script).await;
+        assert_eq!((out.as_str(), code), ("u\n1000:1000:600\n1000:1000\n", 0), "sandbox {k}");
+        for (user, seconds) in [("root", format!("987.{k}")), ("user", format!("988.{k}"))] {
+            let script = format!("setsid sleep {seconds} </dev/null >/dev/null 2>&1 &");
+            assert_eq!(h.run(sandbox, user, &script).await, (String::new(), 0));
+        }
+        let root = host_uid_of_command(&["sleep", &format!("987.{k}")]);
+        let user = host_uid_of_command(&["sleep", &format!("988.{k}")]);
+        assert_eq!(user, root + 1000, "sandbox {k}: root and user of one block");
+        assert!(root >= 1 << 30, "sandbox {k}: root inside is host uid {root}");
+        roots.push(root);
+    }
+    eprintln!("host uids of root in each sandbox: {roots:?}");
+    for (a, root_a) in roots.iter().enumerate() {
+        for (b, root_b) in roots.iter().enumerate().skip(a + 1) {
+            assert!(
+                root_a.abs_diff(*root_b) >= 65_536,
+                "sandboxes {a} and {b} share a uid block: {roots:?}"
+            );
+        }
+    }
+}
+
+/// Every entry under `dir` (and `dir`) with its host uid and gid, not following links.
+fn host_owners(dir: &Path) -> Vec<(PathBuf, u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(path) = pending.pop() {
+        let metadata = std::fs::symlink_metadata(&path).unwrap();
+        if metadata.is_dir() {
+            pending.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+        out.push((path, metadata.uid(), metadata.gid()));
+    }
+    out
+}
+
+/// A volume's files used to keep their inside ids on the host: what root inside made
+/// there was host root's, a setuid-root program among them (harmless only while the
+/// image stays mounted nosuid; a copy or a backup restored elsewhere hands the host a
+/// setuid-root binary). Now every file in a volume, whoever made it inside, is owned
+/// on the host by the volumes' block, which no process runs as, and root inside still
+/// sees its files as its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_root_inside_makes_in_a_volume_is_not_host_roots() {
+    let h = Harness::start(Duration::from_secs(30)).await;
+    let (status, volume) = h.call(Method::POST, "/volumes", Some(json!({"name": "v"}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{volume}");
+    let body = json!({"templateID": "base", "timeout": 60,
+        "volumeMounts": [{"name": "v", "path": "/mnt/v"}]});
+    let (status, sandbox) = h.call(Method::POST, "/v2/sandboxes", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{sandbox}");
+    let script = "cp /bin/true /mnt/v/suid && chmod 6755 /mnt/v/suid && mkdir /mnt/v/d && \
+                  touch /mnt/v/d/f && stat -c %u:%g:%a /mnt/v/suid /mnt/v/d/f";
+    let (out, code) = h.run(&sandbox, "root", script).await;
+    assert_eq!((out.as_str(), code), ("0:0:6755\n0:0:644\n", 0));
+    let (out, code) = h.run(&sandbox, "user", "touch /mnt/v/mine && stat -c %u /mnt/v/mine").await;
+    assert_eq!((out.as_str(), code), ("1000\n", 0));
+
+    let volumes = h.dir.path().join("state/sandboxes/.volumes");
+    let dirs: Vec<PathBuf> = std::fs::read_dir(&volumes)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let block = dsh_sandboxd::IdRange::VOLUMES.host_base;
+    let mut owners: Vec<(String, u32, u32)> = host_owners(&dirs[0])
+        .into_iter()
+        .map(|(path, uid, gid)| {
+            let name = path.strip_prefix(&dirs[0]).unwrap().display().to_string();
+            (name, uid.wrapping_sub(block), gid.wrapping_sub(block))
+        })
+        .collect();
+    owners.sort();
+    let expected =
+        [("", 1000, 1000), ("d", 0, 0), ("d/f", 0, 0), ("mine", 1000, 1000), ("suid", 0, 0)];
+    let expected: Vec<(String, u32, u32)> =
+        expected.iter().map(|(n, u, g)| (n.to_string(), *u, *g)).collect();
+    assert_eq!(owners, expected, "host owners, less the volumes' block {block}");
+}

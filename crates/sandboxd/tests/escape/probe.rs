@@ -230,14 +230,14 @@ pub fn assert_lines(got: &str, expected: &str, stderr: &str) {
 pub fn in_slot(spec: &mut SandboxSpec, slot: u32) -> u32 {
     let (base, _) = IdRange::blocks_of_this_process();
     let ids = IdRange::slot(base, slot).unwrap();
-    spec.isolation = Isolation::Strict { ids };
+    spec.isolation = Isolation::strict(ids);
     ids.host_base
 }
 
 /// The host base of a strict spec's uid block.
 pub fn host_base(spec: &SandboxSpec) -> u32 {
     match spec.isolation {
-        Isolation::Strict { ids } => ids.host_base,
+        Isolation::Strict { ids, .. } => ids.host_base,
         Isolation::Namespaces => panic!("the escape suite tests strict isolation"),
     }
 }
