@@ -84,6 +84,8 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
         // namespace: its files are owned by host ids, so it keeps that level.
         None => Isolation::Namespaces,
     };
+    // With `pids.max`, what bounds the sandbox's open files (see `open_files.rs`).
+    spec.limits.max_open_files = Some(shared.open_files.per_process);
     if shared.cgroups.is_none() {
         // No cgroups to hold limits (an ordinary user's daemon): said once at start.
         return Ok(spec);
@@ -95,7 +97,7 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
         // No swap beyond the memory limit: a sandbox over its limit is OOM-killed
         // instead of slowing the host down by swapping.
         swap_bytes: Some(0),
-        pids: Some(defaults.max_processes),
+        pids: Some(shared.open_files.tasks),
         cpu_millis: Some(record.cpu_count.unwrap_or(defaults.cpu_count) * 1000),
     };
     Ok(spec)

@@ -27,6 +27,7 @@ pub use api::check_body;
 pub use lifecycle::kill_stray_init;
 mod netns;
 pub mod network;
+pub mod open_files;
 mod pool;
 mod proxy;
 pub mod registry;
@@ -193,6 +194,8 @@ pub(crate) struct Shared {
     builds: builds::Builds,
     /// Images pulled for builds `fromImage` (`<state>/images`).
     images: crate::oci::ImageStore,
+    /// The tasks and files per process each sandbox gets (see `open_files.rs`).
+    open_files: open_files::OpenFileBound,
 }
 
 /// A template by name: the configured ones (`base`), then, when `images` is given, an
@@ -528,7 +531,21 @@ impl Daemon {
         // Before any sandbox starts: each binds the layer view when it starts.
         let layers =
             layers::Layers::open(&state_dir, config.layer_store.as_deref(), LAYER_BUILD_TIMEOUT);
+        let file_max = open_files::host_file_max().context("reading the host's fs.file-max")?;
+        let open_files =
+            open_files::OpenFileBound::for_host(file_max, config.defaults.max_processes);
+        if open_files.tasks < config.defaults.max_processes {
+            tracing::warn!(
+                file_max,
+                configured = config.defaults.max_processes,
+                tasks = open_files.tasks,
+                files_per_process = open_files.per_process,
+                "sandboxes get fewer tasks than configured: with {} open files each, more would let one sandbox hold over half of the host's file table",
+                open_files.per_process
+            );
+        }
         let shared = Arc::new(Shared {
+            open_files,
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,

@@ -756,3 +756,39 @@ async fn what_root_inside_makes_in_a_volume_is_not_host_roots() {
         expected.iter().map(|(n, u, g)| (n.to_string(), *u, *g)).collect();
     assert_eq!(owners, expected, "host owners, less the volumes' block {block}");
 }
+
+/// One sandbox could hold far more open files than the host's whole table (4096 tasks
+/// × 65,536 files each, against `fs.file-max` 2,466,093 here): every other sandbox and
+/// every unprivileged host process would then get ENFILE. Root inside now meets a
+/// per-process limit it cannot raise and a task limit whose product is at most half of
+/// the host's table (`server/open_files.rs` has the arithmetic).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_sandbox_cannot_hold_more_than_half_of_the_hosts_file_table() {
+    let h = Harness::start(Duration::from_secs(30)).await;
+    let sandbox = h.create().await;
+    let script = "hard=$(ulimit -Hn); echo $hard $(ulimit -Sn); \
+        (ulimit -n $((hard + 1))) 2>/dev/null && echo raised || echo refused; \
+        cat /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max 2>/dev/null; \
+        python3 -c 'import os\nfds = []\ntry:\n    while True: fds.append(os.open(\"/dev/null\", os.O_RDONLY))\nexcept OSError as e: print(fds[-1] + 1, e.errno)'";
+    let (out, code) = h.run(&sandbox, "root", script).await;
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let [limits, raised, tasks, opened] = lines[..] else { panic!("{out}") };
+    let per_process: u64 = limits.split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(limits, format!("{per_process} {per_process}"));
+    assert_eq!(raised, "refused", "root inside raised RLIMIT_NOFILE");
+    // The files opened stop at the limit, with EMFILE.
+    assert_eq!(opened, format!("{per_process} 24"));
+    let tasks: u64 = tasks.parse().unwrap();
+    let file_max: u64 =
+        std::fs::read_to_string("/proc/sys/fs/file-max").unwrap().trim().parse().unwrap();
+    let expected = dsh_sandboxd::server::open_files::OpenFileBound::for_host(file_max, 4096);
+    assert_eq!((tasks, per_process), (expected.tasks, expected.per_process));
+    // Half of the table; on a host too small for the floors, still less than all of it.
+    use dsh_sandboxd::server::open_files::{PER_PROCESS_FLOOR, TASKS_FLOOR};
+    let most = (file_max / 2).max(TASKS_FLOOR * PER_PROCESS_FLOOR);
+    assert!(
+        tasks * per_process <= most && most < file_max,
+        "{tasks} tasks × {per_process} files against fs.file-max {file_max}"
+    );
+}
