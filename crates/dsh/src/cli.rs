@@ -320,11 +320,9 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
             crate::template::run(command, &daemon, printer).await
         }
         Command::Exec { sandbox, cwd, user, daemon, command } => {
-            with_sandbox(
-                &daemon,
-                sandbox,
-                |sbx| async move { exec(&sbx, cwd, user, command).await },
-            )
+            with_sandbox(&daemon, sandbox, Purpose::Commands, |sbx| async move {
+                exec(&sbx, cwd, user, command).await
+            })
             .await
         }
         Command::Lsp { operation, location, query, sandbox, daemon } => {
@@ -350,11 +348,9 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
             with_workbench(&daemon, sandbox, "run_code", args, printer).await
         }
         Command::Fs { command, sandbox, daemon } => {
-            with_sandbox(
-                &daemon,
-                sandbox,
-                |sbx| async move { fs_command(&sbx, command, printer).await },
-            )
+            with_sandbox(&daemon, sandbox, Purpose::Tools, |sbx| async move {
+                fs_command(&sbx, command, printer).await
+            })
             .await
         }
     }
@@ -362,9 +358,31 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
 
 /// Runs `work` against the named sandbox (left running afterwards), or against a fresh
 /// one on an embedded daemon (removed afterwards).
+async fn open(
+    connection: &Connection,
+    config: &dsh_e2b::SandboxConfig,
+    purpose: Purpose,
+) -> dsh_e2b::Result<Sandbox> {
+    let http = dsh_e2b::http_client_for(connection)?;
+    match purpose {
+        Purpose::Commands => Sandbox::open_for_commands(http, connection, config).await,
+        Purpose::Tools => Sandbox::open(http, connection, config).await,
+    }
+}
+
+/// What a command opens a sandbox for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// Commands only (`dsh exec`): no tools' workspace is made.
+    Commands,
+    /// Tools, which work in the workspace.
+    Tools,
+}
+
 async fn with_sandbox<F, Fut>(
     daemon: &DaemonArgs,
     id: Option<String>,
+    purpose: Purpose,
     work: F,
 ) -> anyhow::Result<ExitCode>
 where
@@ -372,14 +390,13 @@ where
     Fut: std::future::Future<Output = anyhow::Result<ExitCode>>,
 {
     let mut config = Config::default();
-    let http = dsh_e2b::http_client()?;
     match id {
         Some(id) => {
             config.sandbox.sandbox_id = Some(id);
             config.sandbox.on_dispose = OnDispose::Leave;
             let connection = daemon.connection()?;
             let id = config.sandbox.sandbox_id.clone().unwrap_or_default();
-            let sandbox = Sandbox::open(http, &connection, &config.sandbox)
+            let sandbox = open(&connection, &config.sandbox, purpose)
                 .await
                 .map_err(|err| not_found_hint(err, &id))?;
             work(Arc::new(sandbox)).await
@@ -392,7 +409,7 @@ where
                 let embedded = Embedded::start(&settings).await?;
                 (embedded.connection(), Some(embedded))
             };
-            let sandbox = Arc::new(Sandbox::open(http, &connection, &config.sandbox).await?);
+            let sandbox = Arc::new(open(&connection, &config.sandbox, purpose).await?);
             let result = work(Arc::clone(&sandbox)).await;
             let disposed = sandbox.dispose().await;
             if let Some(embedded) = embedded {
@@ -619,7 +636,11 @@ async fn sandbox_command(
 ) -> anyhow::Result<ExitCode> {
     let control = || -> anyhow::Result<ControlPlane> {
         let connection: Connection = daemon.connection()?;
-        Ok(ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key))
+        Ok(ControlPlane::new(
+            dsh_e2b::http_client_for(&connection)?,
+            &connection.api_url,
+            &connection.api_key,
+        ))
     };
     match command {
         SandboxCommand::Unshare { command } => {

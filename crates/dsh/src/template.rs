@@ -59,8 +59,11 @@ pub async fn run(
     printer: Printer,
 ) -> anyhow::Result<ExitCode> {
     let connection = daemon.connection()?;
-    let control =
-        ControlPlane::new(dsh_e2b::http_client()?, &connection.api_url, &connection.api_key);
+    let control = ControlPlane::new(
+        dsh_e2b::http_client_for(&connection)?,
+        &connection.api_url,
+        &connection.api_key,
+    );
     match command {
         TemplateCommand::Build { name, file, context, no_cache, cpu_count, memory_mb, timeout } => {
             let text = std::fs::read_to_string(&file)

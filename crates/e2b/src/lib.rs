@@ -44,8 +44,42 @@ pub fn http_client() -> Result<reqwest::Client> {
     http_client_with(lookup(CA_FILE_ENV).as_deref(), lookup(RESOLVE_ENV).as_deref())
 }
 
+/// [`http_client`] for `connection`. One that reaches only plain-HTTP URLs (a local
+/// daemon: its API and its envd router) trusts no certificate at all rather than the
+/// system's store, whose loading (every file in `/etc/ssl/certs` read and parsed) costs a
+/// short command like `dsh exec` more than the rest of its start; an `https://` URL
+/// reached through it anyway fails with a certificate error.
+pub fn http_client_for(connection: &sandbox::Connection) -> Result<reqwest::Client> {
+    let lookup = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let plain = |url: &str| url.starts_with("http://");
+    let ca_file = lookup(CA_FILE_ENV);
+    if ca_file.is_none()
+        && plain(&connection.api_url)
+        && connection.envd_url.as_deref().is_some_and(plain)
+    {
+        return client_with(Trust::Nothing, lookup(RESOLVE_ENV).as_deref());
+    }
+    http_client_with(ca_file.as_deref(), lookup(RESOLVE_ENV).as_deref())
+}
+
 /// [`http_client`] with the CA file and resolve rules given, not read from the environment.
 pub fn http_client_with(ca_file: Option<&str>, resolve: Option<&str>) -> Result<reqwest::Client> {
+    client_with(Trust::System { ca_file }, resolve)
+}
+
+/// Which certificates a client trusts.
+enum Trust<'a> {
+    /// The system's store, and the roots in this PEM file.
+    System { ca_file: Option<&'a str> },
+    /// None: a client for plain HTTP only.
+    Nothing,
+}
+
+fn client_with(trust: Trust<'_>, resolve: Option<&str>) -> Result<reqwest::Client> {
+    let ca_file = match trust {
+        Trust::System { ca_file } => ca_file,
+        Trust::Nothing => None,
+    };
     let mut builder = reqwest::Client::builder()
         .tcp_nodelay(true)
         // Below the 30 s after which dsh-sandboxd and dsh-envd close an idle keep-alive
@@ -62,6 +96,9 @@ pub fn http_client_with(ca_file: Option<&str>, resolve: Option<&str>) -> Result<
         for cert in certs {
             builder = builder.add_root_certificate(cert);
         }
+    }
+    if let Trust::Nothing = trust {
+        builder = builder.tls_certs_only(Vec::new());
     }
     if let Some(rules) = resolve {
         builder = builder.dns_resolver(std::sync::Arc::new(SuffixResolver::parse(rules)?));

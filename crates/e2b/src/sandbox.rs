@@ -146,6 +146,13 @@ impl std::fmt::Debug for Sandbox {
     }
 }
 
+/// Whether [`Sandbox::open`] makes the tools' workspace and runtime root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Workspace {
+    Prepare,
+    Skip,
+}
+
 impl Sandbox {
     /// Creates (from `template`) or connects (to `sandbox_id`) the sandbox, then makes
     /// sure the workspace and the runtime root (mode 0700) exist. If that fails, a
@@ -154,6 +161,25 @@ impl Sandbox {
         http: reqwest::Client,
         connection: &Connection,
         config: &SandboxConfig,
+    ) -> Result<Self> {
+        Self::open_with(http, connection, config, Workspace::Prepare).await
+    }
+
+    /// [`Sandbox::open`] for running commands only (`dsh exec`): the tools' workspace and
+    /// runtime root are not made, which saves three envd calls, one a process.
+    pub async fn open_for_commands(
+        http: reqwest::Client,
+        connection: &Connection,
+        config: &SandboxConfig,
+    ) -> Result<Self> {
+        Self::open_with(http, connection, config, Workspace::Skip).await
+    }
+
+    async fn open_with(
+        http: reqwest::Client,
+        connection: &Connection,
+        config: &SandboxConfig,
+        workspace: Workspace,
     ) -> Result<Self> {
         let control = ControlPlane::new(http.clone(), &connection.api_url, &connection.api_key);
         let (info, created) = match &config.sandbox_id {
@@ -201,7 +227,7 @@ impl Sandbox {
             disposed: AtomicBool::new(false),
             keepalive: std::sync::Mutex::new(None),
         };
-        if let Err(err) = sandbox.prepare().await {
+        if let (Workspace::Prepare, Err(err)) = (workspace, sandbox.prepare().await) {
             if created {
                 let _ = sandbox.control.kill(&sandbox.info.sandbox_id).await;
             }
@@ -321,6 +347,7 @@ pub async fn open_runtime(
     connection: &Connection,
     config: &SandboxConfig,
 ) -> Result<(Runtime, Arc<Sandbox>)> {
-    let sandbox = Arc::new(Sandbox::open(crate::http_client()?, connection, config).await?);
+    let sandbox =
+        Arc::new(Sandbox::open(crate::http_client_for(connection)?, connection, config).await?);
     Ok((sandbox.runtime(), sandbox))
 }

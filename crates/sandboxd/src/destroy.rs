@@ -16,9 +16,20 @@ use crate::state::StateDir;
 /// is made inside the sandbox's own mount namespace and dies with it). Destroying a
 /// sandbox whose state is already gone succeeds.
 pub fn destroy(spec: &SandboxSpec) -> Result<()> {
+    let Some(dir) = removable(spec)? else { return Ok(()) };
+    match fs::remove_dir_all(&dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("removing {}", dir.display()), e)),
+    }
+}
+
+/// The sandbox's state directory, resolved, if [`destroy`] may remove it now (no live
+/// init, no mount under it visible on the host); `None` when it is already gone.
+pub fn removable(spec: &SandboxSpec) -> Result<Option<PathBuf>> {
     let dir = match fs::canonicalize(&spec.state_dir) {
         Ok(dir) => dir,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
             return Err(Error::io(format!("resolving {}", spec.state_dir.display()), e));
         }
@@ -32,11 +43,7 @@ pub fn destroy(spec: &SandboxSpec) -> Result<()> {
     if let Some(mountpoint) = mounts_under(&mountinfo, &dir).into_iter().next() {
         return Err(Error::MountLeaked { mountpoint });
     }
-    match fs::remove_dir_all(&dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(format!("removing {}", dir.display()), e)),
-    }
+    Ok(Some(dir))
 }
 
 /// Mount points (field 5 of mountinfo, octal escapes decoded) at or under `dir`.

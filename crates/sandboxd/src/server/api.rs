@@ -969,7 +969,7 @@ async fn kill(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode>
         if slot.lock().gone {
             return Err(ApiError::not_found(&id));
         }
-        lifecycle::kill(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
+        lifecycle::kill_then_tear_down(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

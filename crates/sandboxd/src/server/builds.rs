@@ -435,7 +435,14 @@ pub fn collect_garbage(
     };
     let mut images_in_use: std::collections::HashSet<String> =
         templates::index(shared).builds().iter().filter_map(|b| image_of(&b.base)).collect();
-    images_in_use.extend(shared.slots().iter().filter_map(|s| image_of(&s.record().template_id)));
+    // A killed sandbox still tearing down uses no image: its mounts went with its processes.
+    images_in_use.extend(
+        shared
+            .slots()
+            .iter()
+            .filter(|s| !s.lock().gone)
+            .filter_map(|s| image_of(&s.record().template_id)),
+    );
     images_in_use
         .extend(super::snapshots::list(shared).iter().filter_map(|s| image_of(&s.template_id)));
     collected.images = shared.images.remove_unused(&images_in_use);

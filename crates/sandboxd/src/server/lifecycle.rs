@@ -594,6 +594,77 @@ pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Kills a sandbox as `DELETE /sandboxes/{id}` does, returning as soon as nothing of it
+/// runs and nothing brings it back: its processes are killed at once (SIGKILL: nothing of
+/// theirs is kept) and reaped, and its record removed. The rest of the teardown (its
+/// network, cgroup and files) goes on in the background, awaited by the daemon (see
+/// [`super::Teardowns`]); its slot stays in the registry, gone, until that ends, so its
+/// uid block is not handed out meanwhile. A teardown that fails leaves a directory
+/// without a record, which the next start removes.
+pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyhow::Result<()> {
+    let (process, network, frozen) = {
+        let mut inner = slot.lock();
+        inner.envd = None;
+        inner.idle.clear();
+        inner.metrics.stopped();
+        (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
+    };
+    let store = shared.store.clone();
+    let id = slot.id.clone();
+    let dir = shared.store.sandbox_dir(&id);
+    let killed = tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        if let Some(mut process) = process {
+            // A frozen process cannot die of SIGKILL on cgroup v1.
+            if frozen && let Some(Err(e)) = process.cgroup().map(|cgroup| cgroup.thaw()) {
+                tracing::warn!(error = %e, "thawing a sandbox paused with its memory");
+            }
+            process.kill().context("killing the sandbox")?;
+            process.wait().context("reaping the sandbox")?;
+        }
+        // What would stop the removal (a mount left visible on the host) is found before
+        // the record goes, so that such a sandbox stays, paused, with its files.
+        let spec = SandboxSpec::new(&id, &dir, crate::template::Template::base());
+        crate::destroy::removable(&spec).with_context(|| format!("removing {}", dir.display()))?;
+        store.remove(&id).context("removing the sandbox record")
+    })
+    .await
+    .context("the kill task panicked")
+    .and_then(|killed| killed);
+    if let Err(e) = killed {
+        // As `kill`: the record stays, the sandbox stopped (paused) with its files.
+        drop(network);
+        let record = {
+            let mut inner = slot.lock();
+            if inner.record.phase != Phase::Creating {
+                inner.record.phase = Phase::Paused;
+            }
+            inner.record.clone()
+        };
+        if let Err(e) = shared.store.save(&record) {
+            tracing::error!(sandbox = %slot.id, error = %e, "restoring the record of a failed kill");
+        }
+        return Err(e);
+    }
+    slot.lock().gone = true;
+    let (owner, slot) = (shared.clone(), slot.clone());
+    shared.teardowns.spawn(async move {
+        let id = slot.id.clone();
+        let dir = owner.store.sandbox_dir(&id);
+        let removed = tokio::task::spawn_blocking(move || {
+            drop(network);
+            destroy_dir(&id, dir)
+        })
+        .await;
+        match removed {
+            Ok(Ok(())) => tracing::info!(sandbox = %slot.id, "sandbox killed"),
+            Ok(Err(e)) => tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "removing a killed sandbox's files; the next start removes them"),
+            Err(e) => tracing::error!(sandbox = %slot.id, error = %e, "the teardown task panicked"),
+        }
+        owner.remove_slot(&slot.id);
+    });
+    Ok(())
+}
+
 /// Removes a stopped sandbox's record, then its directory (refusing while its init lives
 /// or a mount is left). In that order, a daemon that dies in between leaves a directory
 /// without a record, which its next start removes; the other way round, the next start

@@ -196,6 +196,28 @@ pub(crate) struct Shared {
     images: crate::oci::ImageStore,
     /// The tasks and files per process each sandbox gets (see `open_files.rs`).
     open_files: open_files::OpenFileBound,
+    /// Teardowns of killed sandboxes still running after their kill was answered.
+    teardowns: Teardowns,
+}
+
+/// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
+/// (see `lifecycle::kill_then_tear_down`). Shutdown awaits every one.
+#[derive(Default)]
+pub(crate) struct Teardowns(Mutex<tokio::task::JoinSet<()>>);
+
+impl Teardowns {
+    pub(crate) fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Finished ones are dropped here, so the set holds only what still runs.
+        while set.try_join_next().is_some() {}
+        set.spawn(work);
+    }
+
+    /// Waits for every teardown started so far.
+    pub(crate) async fn wait(&self) {
+        let mut set = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        while set.join_next().await.is_some() {}
+    }
 }
 
 /// A template by name: the configured ones (`base`), then, when `images` is given, an
@@ -546,6 +568,7 @@ impl Daemon {
         }
         let shared = Arc::new(Shared {
             open_files,
+            teardowns: Teardowns::default(),
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,
@@ -658,11 +681,14 @@ impl Daemon {
             let shared = self.shared.clone();
             pauses.spawn(async move {
                 let _ops = slot.ops.lock().await;
-                let (phase, has_process, pooled, building) = {
+                let (phase, has_process, pooled, building, gone) = {
                     let inner = slot.lock();
-                    (inner.record.phase, inner.process.is_some(), inner.pooled, inner.building)
+                    let gone = inner.gone;
+                    (inner.record.phase, inner.process.is_some(), inner.pooled, inner.building, gone)
                 };
-                if pooled || building {
+                if gone {
+                    // Killed: its teardown is awaited below.
+                } else if pooled || building {
                     // Never handed out, or a build's: nothing of it is worth keeping.
                     pool::discard(&shared, &slot).await;
                 } else if (phase == Phase::Running || has_process)
@@ -674,6 +700,7 @@ impl Daemon {
             });
         }
         while pauses.join_next().await.is_some() {}
+        self.shared.teardowns.wait().await;
         self.shared.layers.unmount();
         self.shared.disk.unmount();
         // Streams to sandboxes ended with their envd; give idle connections a moment.

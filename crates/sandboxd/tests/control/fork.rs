@@ -135,5 +135,6 @@ async fn forking_a_paused_unknown_or_killed_sandbox_or_zero_times_is_refused() {
     );
     let unknown = fork("nosuchsandbox0000000", json!({})).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    super::harness::killed_sandboxes_removed(&h.state()).await;
     assert_eq!(std::fs::read_dir(h.state().join("sandboxes")).unwrap().count(), 0);
 }

@@ -174,7 +174,9 @@ pub fn init_pid(state: &Path, id: &str) -> u32 {
     text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
-/// No process, no mount, no directory, no record, no cgroup left of sandbox `id`.
+/// No process, no mount, no directory, no record, no cgroup left of sandbox `id`. A kill
+/// is answered once the processes, cgroup and record are gone; its files go right after
+/// (`lifecycle::kill_then_tear_down`), so the directory is given a few seconds.
 pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
     let cgroups =
         dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).unwrap();
@@ -185,6 +187,11 @@ pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
     }
     let dir = state.join("sandboxes").join(id);
     assert!(!Path::new(&format!("/proc/{init_pid}")).exists(), "init {init_pid} still exists");
+    assert!(!state.join("sandboxes").join(format!("{id}.json")).exists());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while dir.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     let leaked: Vec<&str> =
         mountinfo.lines().filter(|l| l.contains(dir.to_str().unwrap())).collect();
@@ -235,6 +242,22 @@ pub async fn spawn_daemon_with(
 /// [`spawn_daemon_with`] the real envd and no extra arguments.
 pub async fn spawn_daemon(state: &Path) -> (std::process::Child, Client) {
     spawn_daemon_with(state, &envd_binary(), &[]).await
+}
+
+/// Waits (at most 10 s) until the teardowns of killed sandboxes under `state` are done:
+/// a kill is answered before its sandbox's directory is removed
+/// (`lifecycle::kill_then_tear_down`), so no directory without a record is left.
+pub async fn killed_sandboxes_removed(state: &Path) {
+    let sandboxes = state.join("sandboxes");
+    wait_until("the killed sandboxes' directories to go", Duration::from_secs(10), async || {
+        std::fs::read_dir(&sandboxes).unwrap().flatten().all(|entry| {
+            let name = entry.file_name().into_string().unwrap();
+            name.starts_with('.')
+                || name.ends_with(".json")
+                || sandboxes.join(format!("{name}.json")).exists()
+        })
+    })
+    .await;
 }
 
 pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMut() -> bool) {

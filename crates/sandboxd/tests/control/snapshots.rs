@@ -118,6 +118,7 @@ async fn a_snapshot_outlives_its_sandbox_and_the_daemon_and_starts_independent_s
             StatusCode::NO_CONTENT
         );
     }
+    super::harness::killed_sandboxes_removed(&h.state()).await;
     let sandboxes = h.state().join("sandboxes");
     let left: Vec<String> = std::fs::read_dir(&sandboxes)
         .unwrap()

@@ -329,6 +329,7 @@ async fn a_template_built_from_steps_boots_as_built_and_a_rebuild_runs_only_what
         );
     }
     let state = h.state();
+    super::harness::killed_sandboxes_removed(&state).await;
     let entries = |dir: &str| -> Vec<String> {
         match std::fs::read_dir(state.join(dir)) {
             Ok(read) => read.map(|e| e.unwrap().file_name().into_string().unwrap()).collect(),
