@@ -32,6 +32,7 @@ mod proxy;
 pub mod registry;
 mod snapshots;
 mod volume_content;
+mod volume_quota;
 mod volumes;
 
 use std::collections::HashMap;
@@ -119,6 +120,10 @@ pub struct Config {
     /// Size of the image holding every sandbox's files (MiB), when it is first made;
     /// default: half the free space under the state directory. See `disk.rs`.
     pub disk_image_mb: Option<u64>,
+    /// Size of a volume whose create request names none (MiB; each volume is a subvolume
+    /// limited to its size, see `volume_quota.rs`); default `defaults.disk_mb`, and at
+    /// most the image.
+    pub volume_mb: Option<u64>,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -162,6 +167,7 @@ impl Config {
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
             disk_image_mb: None,
+            volume_mb: None,
         }
     }
 }
@@ -536,6 +542,12 @@ impl Daemon {
         }
         snapshots::recover(&shared);
         volumes::recover(&shared);
+        {
+            let shared = shared.clone();
+            tokio::task::spawn_blocking(move || volume_quota::migrate_to_subvolumes(&shared))
+                .await
+                .context("converting volumes panicked")?;
+        }
         templates::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {

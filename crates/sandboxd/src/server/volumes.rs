@@ -16,7 +16,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
@@ -41,25 +40,44 @@ pub struct Volume {
     /// E2B's token for the volume content API (`volume_content.rs`).
     pub token: String,
     pub created_at_ms: u64,
+    /// Its size in MiB, its subvolume's limit (`volume_quota.rs`); 0 in a record from
+    /// before sizes (converted at start).
+    #[serde(default, rename = "sizeMB")]
+    pub size_mb: u64,
 }
 
 impl Volume {
     /// E2B's Volume.
     pub fn listed(&self) -> serde_json::Value {
-        serde_json::json!({"volumeID": self.volume_id, "name": self.name})
+        let mut value = serde_json::json!({"volumeID": self.volume_id, "name": self.name});
+        self.add_size(&mut value);
+        value
     }
 
     /// E2B's VolumeAndToken.
     pub fn with_token(&self) -> serde_json::Value {
-        serde_json::json!({"volumeID": self.volume_id, "name": self.name, "token": self.token})
+        let mut value = serde_json::json!({
+            "volumeID": self.volume_id, "name": self.name, "token": self.token
+        });
+        self.add_size(&mut value);
+        value
+    }
+
+    /// dsh extension: `sizeMB` (E2B's SDKs keep fields they do not know aside). A volume
+    /// that could not be converted to a sized one has none.
+    fn add_size(&self, value: &mut serde_json::Value) {
+        if self.size_mb != 0 {
+            value["sizeMB"] = self.size_mb.into();
+        }
     }
 }
 
-fn store(shared: &Shared) -> Described {
+pub(super) fn store(shared: &Shared) -> Described {
     Described::new(shared.store.root().join(DIR), "volume")
 }
 
-/// The directory holding `volume`'s files.
+/// The directory holding `volume`'s files: a subvolume limited to the volume's size
+/// (`volume_quota.rs`).
 pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
     store(shared).dir(&volume.key)
 }
@@ -91,7 +109,12 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     )))
 }
 
-pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError> {
+/// Makes the volume `name`, of the request's `sizeMB` (`volume_quota::requested_mb`).
+pub async fn create(
+    shared: &Arc<Shared>,
+    name: &str,
+    size: Option<&serde_json::Value>,
+) -> Result<Volume, ApiError> {
     check_name(name)?;
     if let Some(reason) = shared.disk.unlimited_reason() {
         return Err(ApiError::new(
@@ -99,6 +122,7 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
             format!("volumes need the sandboxes' disk image, which this daemon lacks: {reason}"),
         ));
     }
+    let size_mb = super::volume_quota::requested_mb(shared, size)?;
     let _writing = shared.names_lock.lock().await;
     if by_name(shared, name).is_some() {
         return Err(ApiError::new(StatusCode::CONFLICT, format!("volume '{name}' already exists")));
@@ -110,13 +134,14 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
         token: random_hex(32),
         key: key.clone(),
         created_at_ms: now_ms(),
+        size_mb,
     };
     let volumes = store(shared);
     let kept = volume.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         volumes.prepare()?;
         let target = volumes.dir(&kept.key);
-        std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
+        super::volume_quota::make_dir(&target, kept.size_mb)?;
         std::os::unix::fs::chown(&target, Some(VOLUME_OWNER), Some(VOLUME_OWNER))?;
         set_mode(&target, 0o755)?;
         volumes.describe(&kept.key, &kept)
