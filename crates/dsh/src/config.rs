@@ -52,6 +52,9 @@ pub struct SandboxdConfig {
     /// Size in MiB of the image holding every sandbox's files, when it is first made
     /// (default: half the free space under the state directory).
     pub disk_image_mb: Option<u64>,
+    /// What a volume may hold when its create request names no `sizeMB`, in MiB
+    /// (default: `disk_mb`; at most the image).
+    pub volume_mb: Option<u64>,
 }
 
 impl Default for SandboxdConfig {
@@ -66,6 +69,7 @@ impl Default for SandboxdConfig {
             layer_store: None,
             disk_mb: 10 * 1024,
             disk_image_mb: None,
+            volume_mb: None,
         }
     }
 }
@@ -368,7 +372,7 @@ mod tests {
         assert_eq!(config.sandboxd, SandboxdConfig::default());
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Strict);
         let config = Config::from_toml(
-            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\ndisk_mb = 2048\ndisk_image_mb = 65536\n",
+            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\ndisk_mb = 2048\ndisk_image_mb = 65536\nvolume_mb = 512\n",
             "dsh.toml",
         )
         .unwrap();
@@ -384,6 +388,7 @@ mod tests {
                 layer_store: Some("/srv/layers".into()),
                 disk_mb: 2048,
                 disk_image_mb: Some(65536),
+                volume_mb: Some(512),
             }
         );
         let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();

@@ -201,6 +201,7 @@ pub fn daemon_config(
         disk_mb: settings.disk_mb,
     };
     config.disk_image_mb = settings.disk_image_mb;
+    config.volume_mb = settings.volume_mb;
     Ok(config)
 }
 

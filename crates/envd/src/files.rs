@@ -521,29 +521,6 @@ async fn drained(request: Request, response: Response) -> Response {
     response
 }
 
-/// Bytes of a failed upload (a full disk, say) read and dropped before answering.
-const FAILED_UPLOAD_DRAIN_LIMIT: usize = 256 << 20;
-
-/// Reads (and drops) the rest of an upload whose write failed half-way, up to
-/// [`FAILED_UPLOAD_DRAIN_LIMIT`] and for at most 10 s: answering while the client (or
-/// the daemon's proxy in front of envd) is still sending makes it see the connection
-/// break instead of the answer (a 502 instead of the 507, through the proxy).
-async fn drain_rest<S, E>(chunks: &mut S)
-where
-    S: Stream<Item = Result<Bytes, E>> + Unpin,
-{
-    let drain = async {
-        let mut left = FAILED_UPLOAD_DRAIN_LIMIT;
-        while let Some(Ok(chunk)) = chunks.next().await {
-            left = left.saturating_sub(chunk.len());
-            if left == 0 {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drain).await;
-}
-
 /// An answer given before the request's body was read to its end (a write that failed
 /// half-way, say: a full disk): the connection closes after it, and says so, so that a
 /// client or proxy does not send its next request on a connection about to close (it
@@ -605,7 +582,7 @@ async fn upload(
         match write_file(&path, &user, &mut stream, &metadata).await {
             Ok(entry) => written.push(entry),
             Err(error) => {
-                drain_rest(&mut stream).await;
+                dsh_http::drain_failed_upload(&mut stream).await;
                 return closing(error.into_response());
             }
         }
@@ -653,7 +630,7 @@ async fn upload(
             match write_file(&path, &user, &mut field, &metadata).await {
                 Ok(entry) => written.push(entry),
                 Err(error) => {
-                    drain_rest(&mut field).await;
+                    dsh_http::drain_failed_upload(&mut field).await;
                     return closing(error.into_response());
                 }
             }

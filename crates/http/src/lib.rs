@@ -304,3 +304,27 @@ impl Trim {
         }
     }
 }
+
+/// Bytes of a failed upload (a full disk, say) read and dropped before answering.
+const FAILED_UPLOAD_DRAIN_LIMIT: usize = 256 << 20;
+
+/// Reads (and drops) the rest of an upload whose write failed half-way, up to
+/// [`FAILED_UPLOAD_DRAIN_LIMIT`] and for at most 10 s: answering while the client (or
+/// a proxy in front of the server) is still sending makes it see the connection
+/// break instead of the answer (a 502 instead of the 507, through the proxy).
+pub async fn drain_failed_upload<S, T, E>(chunks: &mut S)
+where
+    S: futures_util::Stream<Item = Result<T, E>> + Unpin,
+    T: AsRef<[u8]>,
+{
+    let drain = async {
+        let mut left = FAILED_UPLOAD_DRAIN_LIMIT;
+        while let Some(Ok(chunk)) = futures_util::StreamExt::next(chunks).await {
+            left = left.saturating_sub(chunk.as_ref().len());
+            if left == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drain).await;
+}

@@ -81,6 +81,16 @@ pub fn is_btrfs(path: &Path) -> io::Result<bool> {
     Ok(stat.f_type as i64 == BTRFS_SUPER_MAGIC)
 }
 
+/// Whether `path` is the root of a btrfs subvolume: its inode number is the one every
+/// subvolume's root directory has (`BTRFS_FIRST_FREE_OBJECTID`), which no plain directory
+/// of a btrfs filesystem gets.
+pub fn is_subvolume(path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt as _;
+    const BTRFS_FIRST_FREE_OBJECTID: u64 = 256;
+    let meta = std::fs::symlink_metadata(path)?;
+    Ok(meta.is_dir() && meta.ino() == BTRFS_FIRST_FREE_OBJECTID && is_btrfs(path)?)
+}
+
 /// Creates `path` as a new subvolume (its parent must exist, on btrfs).
 pub fn create_subvolume(path: &Path) -> io::Result<()> {
     let (parent, name) = split(path)?;

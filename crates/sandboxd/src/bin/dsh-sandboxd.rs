@@ -60,6 +60,10 @@ enum Command {
         /// the free space under the state directory).
         #[arg(long)]
         disk_image_mb: Option<u64>,
+        /// MiB a volume may hold when its create request names no sizeMB (default:
+        /// --disk-mb; at most the image).
+        #[arg(long)]
+        volume_mb: Option<u64>,
     },
 }
 
@@ -84,6 +88,7 @@ fn main() -> anyhow::Result<()> {
         net,
         disk_mb,
         disk_image_mb,
+        volume_mb,
     } = command;
     let mut config = DaemonConfig::new(state_dir);
     config.listen = listen;
@@ -96,6 +101,7 @@ fn main() -> anyhow::Result<()> {
     config.net = net;
     config.defaults.disk_mb = disk_mb;
     config.disk_image_mb = disk_image_mb;
+    config.volume_mb = volume_mb;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
         let shutdown = shutdown_signal()?;
         dsh_sandboxd::serve(config, shutdown).await

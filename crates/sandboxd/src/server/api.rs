@@ -758,16 +758,20 @@ async fn delete_template(State(shared): S, Path(id): Path<String>) -> ApiResult<
 #[derive(Debug, Default, Deserialize)]
 struct NewVolume {
     name: Option<String>,
+    /// dsh extension: the volume's size in MiB (checked by `volume_quota::requested_mb`,
+    /// which words its 400s, hence the raw value).
+    #[serde(rename = "sizeMB")]
+    size_mb: Option<Value>,
 }
 
-/// `POST /volumes` `{name}`: 201 VolumeAndToken.
+/// `POST /volumes` `{name, sizeMB?}`: 201 VolumeAndToken (with `sizeMB`).
 async fn create_volume(
     State(shared): S,
     JsonBody(body): JsonBody<NewVolume>,
 ) -> ApiResult<Response> {
     let name = body.name.ok_or_else(|| ApiError::bad_request("name: missing"))?;
     detached(async move {
-        let volume = volumes::create(&shared, &name).await?;
+        let volume = volumes::create(&shared, &name, body.size_mb.as_ref()).await?;
         Ok((StatusCode::CREATED, axum::Json(volume.with_token())).into_response())
     })
     .await

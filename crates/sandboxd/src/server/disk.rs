@@ -112,6 +112,12 @@ impl Disk {
         self.sandbox_mb
     }
 
+    /// The image's size in MiB (what every sandbox and volume together may hold); `None`
+    /// without the image.
+    pub fn image_mb(&self) -> Option<u64> {
+        self.quota.as_ref().ok().map(|quota| quota.image_bytes >> 20)
+    }
+
     /// Why sandboxes have no disk quota here; `None` when they have one.
     pub fn unlimited_reason(&self) -> Option<&str> {
         self.quota.as_ref().err().map(String::as_str)

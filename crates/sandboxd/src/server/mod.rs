@@ -34,6 +34,7 @@ pub mod registry;
 mod snapshots;
 mod volume_content;
 mod volume_ids;
+mod volume_quota;
 mod volumes;
 
 use std::collections::HashMap;
@@ -121,6 +122,10 @@ pub struct Config {
     /// Size of the image holding every sandbox's files (MiB), when it is first made;
     /// default: half the free space under the state directory. See `disk.rs`.
     pub disk_image_mb: Option<u64>,
+    /// Size of a volume whose create request names none (MiB; each volume is a subvolume
+    /// limited to its size, see `volume_quota.rs`); default `defaults.disk_mb`, and at
+    /// most the image.
+    pub volume_mb: Option<u64>,
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -164,6 +169,7 @@ impl Config {
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
             disk_image_mb: None,
+            volume_mb: None,
         }
     }
 }
@@ -599,7 +605,15 @@ impl Daemon {
         }
         snapshots::recover(&shared);
         volumes::recover(&shared);
-        volume_ids::migrate(&shared);
+        {
+            let shared = shared.clone();
+            tokio::task::spawn_blocking(move || {
+                volume_quota::migrate_to_subvolumes(&shared);
+                volume_ids::migrate(&shared);
+            })
+            .await
+            .context("converting volumes panicked")?;
+        }
         templates::recover(&shared);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {

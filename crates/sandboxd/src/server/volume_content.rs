@@ -73,11 +73,32 @@ fn errno(error: Errno, path: &str) -> ApiError {
         Errno::EXIST => ApiError::new(StatusCode::CONFLICT, format!("Path {path} already exists")),
         Errno::NOTEMPTY => ApiError::new(StatusCode::CONFLICT, format!("Path {path} is not empty")),
         Errno::ISDIR => ApiError::new(StatusCode::CONFLICT, format!("Path {path} is a directory")),
-        Errno::NOSPC | Errno::DQUOT => {
-            ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "the volume's disk is full")
-        }
+        Errno::DQUOT => ApiError::new(StatusCode::INSUFFICIENT_STORAGE, VOLUME_FULL),
+        Errno::NOSPC => ApiError::new(StatusCode::INSUFFICIENT_STORAGE, DISK_FULL),
         other => ApiError::internal(&anyhow::anyhow!("{path}: {other}")),
     }
+}
+
+/// What [`errno`] answers for `EDQUOT` (the volume's subvolume at its limit) and
+/// `ENOSPC` (the disk image itself full), until [`naming`] says which volume.
+const VOLUME_FULL: &str = "the volume is full";
+const DISK_FULL: &str = "the volume's disk is full";
+
+/// A 507 of [`errno`] naming the volume, and for a full volume its size.
+fn naming(volume: &volumes::Volume, error: ApiError) -> ApiError {
+    let name = &volume.name;
+    let message = match error.message.as_str() {
+        VOLUME_FULL if volume.size_mb != 0 => format!(
+            "volume '{name}' is full: it holds at most {} MiB (its sizeMB); remove files to make room",
+            volume.size_mb
+        ),
+        VOLUME_FULL => format!("volume '{name}' is full"),
+        DISK_FULL => format!(
+            "the disk holding volume '{name}' is full (the daemon's disk image, shared by every sandbox and volume)"
+        ),
+        _ => return error,
+    };
+    ApiError::new(error.status, message)
 }
 
 /// A volume's path: `/`-rooted, slashes collapsed, no trailing slash; `..`, `.` and NUL
@@ -100,6 +121,7 @@ fn normalize(raw: &str) -> ApiResult<(String, Vec<String>)> {
 /// What every route names: the volume (its files' directory, once its token is
 /// checked), the path in it, and the query's other fields.
 struct Target {
+    volume: volumes::Volume,
     dir: PathBuf,
     /// The host block the volume's files are owned by: the API speaks of the ids a
     /// sandbox sees.
@@ -122,15 +144,17 @@ impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
         let Query(query) = Query::<HashMap<String, String>>::from_request_parts(request, shared)
             .await
             .map_err(IntoResponse::into_response)?;
-        let (dir, ids) =
+        let volume =
             authorized(shared, &id, &request.headers).map_err(IntoResponse::into_response)?;
+        let dir = volumes::files(shared, &volume);
+        let ids = volumes::block(&volume);
         let (shown, parts) = query_path(&query).map_err(IntoResponse::into_response)?;
-        Ok(Target { dir, ids, shown, parts, query })
+        Ok(Target { volume, dir, ids, shown, parts, query })
     }
 }
 
-/// The directory and the host block of the volume a request names, after its token.
-fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<(PathBuf, IdRange)> {
+/// The volume a request names, after its token.
+fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<volumes::Volume> {
     let volume = volumes::by_id(shared, id)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found")))?;
     let presented = headers
@@ -146,7 +170,7 @@ fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<(Path
     if !constant_time_eq(presented.trim().as_bytes(), volume.token.as_bytes()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "invalid volume token"));
     }
-    Ok((volumes::files(shared, &volume), volumes::block(&volume)))
+    Ok(volume)
 }
 
 /// `value` (a VolumeEntryStat, or a list of them) with the owners a sandbox sees: the
@@ -305,6 +329,11 @@ struct Metadata {
 
 /// `PATCH /volumecontent/{id}/path?path=` `{uid?, gid?, mode?}`.
 async fn update(target: Target, body: axum::body::Bytes) -> ApiResult<Response> {
+    let volume = target.volume.clone();
+    update_entry(target, body).await.map_err(|e| naming(&volume, e))
+}
+
+async fn update_entry(target: Target, body: axum::body::Bytes) -> ApiResult<Response> {
     let Target { dir, ids, shown, parts, .. } = target;
     let metadata: Metadata = if body.is_empty() {
         Metadata::default()
@@ -369,6 +398,11 @@ fn children(dir: BorrowedFd<'_>) -> Result<Vec<String>, Errno> {
 
 /// `DELETE /volumecontent/{id}/path?path=`: 204.
 async fn remove(target: Target) -> ApiResult<StatusCode> {
+    let volume = target.volume.clone();
+    remove_entry(target).await.map_err(|e| naming(&volume, e))
+}
+
+async fn remove_entry(target: Target) -> ApiResult<StatusCode> {
     let Target { dir, shown, parts, .. } = target;
     if parts.is_empty() {
         return Err(ApiError::bad_request("the volume's root cannot be removed"));
@@ -415,7 +449,7 @@ fn list_into(
 
 /// `GET /volumecontent/{id}/dir?path=&depth=`: the entries, by name, `depth` levels.
 async fn list(target: Target) -> ApiResult<Response> {
-    let Target { dir, ids, shown, parts, query } = target;
+    let Target { dir, ids, shown, parts, query, .. } = target;
     let depth = query_u32(&query, "depth")?.unwrap_or(1).clamp(1, MAX_DEPTH);
     let listing = blocking(move || {
         let root = open_root(&dir)?;
@@ -490,7 +524,12 @@ fn make_dir_at(
 
 /// `POST /volumecontent/{id}/dir?path=&uid=&gid=&mode=&force=`: 201 with the directory.
 async fn make_dir(target: Target) -> ApiResult<Response> {
-    let Target { dir, ids, shown, parts, query } = target;
+    let volume = target.volume.clone();
+    make_directory(target).await.map_err(|e| naming(&volume, e))
+}
+
+async fn make_directory(target: Target) -> ApiResult<Response> {
+    let Target { dir, ids, shown, parts, query, .. } = target;
     let made = made(&query, DEFAULT_DIR_MODE, ids)?;
     let force = query_force(&query);
     let value = blocking(move || {
@@ -556,9 +595,15 @@ async fn read(target: Target) -> ApiResult<Response> {
 }
 
 /// `PUT /volumecontent/{id}/file?path=&uid=&gid=&mode=&force=`: 201 with the file. The
-/// bytes go to a new file beside it, renamed over it once complete.
+/// bytes go to a new file beside it, renamed over it once complete. A volume at its size
+/// (`EDQUOT`) answers 507 naming it and its size.
 async fn write(target: Target, body: Body) -> ApiResult<Response> {
-    let Target { dir, ids, shown, parts, query } = target;
+    let volume = target.volume.clone();
+    write_file(target, body).await.map_err(|e| naming(&volume, e))
+}
+
+async fn write_file(target: Target, body: Body) -> ApiResult<Response> {
+    let Target { dir, ids, shown, parts, query, .. } = target;
     if parts.is_empty() {
         return Err(ApiError::new(StatusCode::CONFLICT, "Path / is a directory"));
     }
@@ -566,7 +611,7 @@ async fn write(target: Target, body: Body) -> ApiResult<Response> {
     let force = query_force(&query);
     let temp = format!(".{}.dsh-upload-{}", parts[parts.len() - 1], super::registry::random_hex(8));
     let (shown2, parts2, temp2) = (shown.clone(), parts.clone(), temp.clone());
-    let (root, parent_fd, file) = blocking(move || {
+    let opened = blocking(move || {
         let root = open_root(&dir)?;
         let (parent_fd, name) = parent(root.as_fd(), &parts2).map_err(|e| errno(e, &shown2))?;
         match rustix::fs::statat(&parent_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
@@ -594,13 +639,21 @@ async fn write(target: Target, body: Body) -> ApiResult<Response> {
         .map_err(|e| errno(e, &shown2))?;
         Ok((root, parent_fd, std::fs::File::from(fd)))
     })
-    .await?;
+    .await;
+    let mut body = body.into_data_stream();
+    let (root, parent_fd, file) = match opened {
+        Ok(opened) => opened,
+        Err(e) => {
+            // A full volume may refuse the file itself: the client still gets the answer.
+            dsh_http::drain_failed_upload(&mut body).await;
+            return Err(e);
+        }
+    };
     let parent_fd = Arc::new(parent_fd);
     let cleanup = |parent_fd: &OwnedFd, temp: &str| {
         let _ = rustix::fs::unlinkat(parent_fd, temp, AtFlags::empty());
     };
     let mut file = Some(file);
-    let mut body = body.into_data_stream();
     while let Some(chunk) = body.next().await {
         let chunk = match chunk {
             Ok(chunk) => chunk,
@@ -617,6 +670,7 @@ async fn write(target: Target, body: Body) -> ApiResult<Response> {
             Ok(Ok(open)) => file = Some(open),
             Ok(Err(e)) => {
                 cleanup(&parent_fd, &temp);
+                dsh_http::drain_failed_upload(&mut body).await;
                 return Err(errno(Errno::from_io_error(&e).unwrap_or(Errno::IO), &shown));
             }
             Err(e) => {

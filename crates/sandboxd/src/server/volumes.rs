@@ -19,7 +19,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
@@ -49,25 +48,44 @@ pub struct Volume {
     /// had one (its files keep the inside ids until `volume_ids::migrate` moves them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ids: Option<IdRange>,
+    /// Its size in MiB, its subvolume's limit (`volume_quota.rs`); 0 in a record from
+    /// before sizes (converted at start).
+    #[serde(default, rename = "sizeMB")]
+    pub size_mb: u64,
 }
 
 impl Volume {
     /// E2B's Volume.
     pub fn listed(&self) -> serde_json::Value {
-        serde_json::json!({"volumeID": self.volume_id, "name": self.name})
+        let mut value = serde_json::json!({"volumeID": self.volume_id, "name": self.name});
+        self.add_size(&mut value);
+        value
     }
 
     /// E2B's VolumeAndToken.
     pub fn with_token(&self) -> serde_json::Value {
-        serde_json::json!({"volumeID": self.volume_id, "name": self.name, "token": self.token})
+        let mut value = serde_json::json!({
+            "volumeID": self.volume_id, "name": self.name, "token": self.token
+        });
+        self.add_size(&mut value);
+        value
+    }
+
+    /// dsh extension: `sizeMB` (E2B's SDKs keep fields they do not know aside). A volume
+    /// that could not be converted to a sized one has none.
+    fn add_size(&self, value: &mut serde_json::Value) {
+        if self.size_mb != 0 {
+            value["sizeMB"] = self.size_mb.into();
+        }
     }
 }
 
-fn store(shared: &Shared) -> Described {
+pub(super) fn store(shared: &Shared) -> Described {
     Described::new(shared.store.root().join(DIR), "volume")
 }
 
-/// The directory holding `volume`'s files.
+/// The directory holding `volume`'s files: a subvolume limited to the volume's size
+/// (`volume_quota.rs`).
 pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
     store(shared).dir(&volume.key)
 }
@@ -110,7 +128,12 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     )))
 }
 
-pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError> {
+/// Makes the volume `name`, of the request's `sizeMB` (`volume_quota::requested_mb`).
+pub async fn create(
+    shared: &Arc<Shared>,
+    name: &str,
+    size: Option<&serde_json::Value>,
+) -> Result<Volume, ApiError> {
     check_name(name)?;
     if let Some(reason) = shared.disk.unlimited_reason() {
         return Err(ApiError::new(
@@ -118,6 +141,7 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
             format!("volumes need the sandboxes' disk image, which this daemon lacks: {reason}"),
         ));
     }
+    let size_mb = super::volume_quota::requested_mb(shared, size)?;
     let _writing = shared.names_lock.lock().await;
     if by_name(shared, name).is_some() {
         return Err(ApiError::new(StatusCode::CONFLICT, format!("volume '{name}' already exists")));
@@ -130,13 +154,14 @@ pub async fn create(shared: &Arc<Shared>, name: &str) -> Result<Volume, ApiError
         key: key.clone(),
         created_at_ms: now_ms(),
         ids: Some(IdRange::VOLUMES),
+        size_mb,
     };
     let volumes = store(shared);
     let kept = volume.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         volumes.prepare()?;
         let target = volumes.dir(&kept.key);
-        std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
+        super::volume_quota::make_dir(&target, kept.size_mb)?;
         let owner = IdRange::VOLUMES.host_id(VOLUME_OWNER);
         std::os::unix::fs::chown(&target, Some(owner), Some(owner))?;
         set_mode(&target, 0o755)?;

@@ -15,4 +15,5 @@ mod restart;
 mod snapshots;
 mod sudo;
 mod templates;
+mod volume_sizes;
 mod volumes;

@@ -6,7 +6,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::harness::Harness;
+use super::harness::{DISK_IMAGE_MB, Harness};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_volume_is_shared_by_sandboxes_and_outlives_them() {
@@ -25,8 +25,13 @@ async fn a_volume_is_shared_by_sandboxes_and_outlives_them() {
             json!({"code": 409, "message": "volume 'shared-data' already exists"})
         )
     );
+    // Without sizeMB: the sandboxes' disk_mb (10240), at most the image (4096).
+    assert_eq!(made.body["sizeMB"], DISK_IMAGE_MB);
     let listed = c.call(Method::GET, "/volumes", None).await;
-    assert_eq!(listed.body, json!([{"volumeID": id, "name": "shared-data"}]));
+    assert_eq!(
+        listed.body,
+        json!([{"volumeID": id, "name": "shared-data", "sizeMB": DISK_IMAGE_MB}])
+    );
     assert_eq!(c.call(Method::GET, &format!("/volumes/{id}"), None).await.body, made.body);
 
     let mount = |path: &str| json!({"templateID": "base", "volumeMounts": [{"name": "shared-data", "path": path}]});

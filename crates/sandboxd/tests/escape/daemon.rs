@@ -792,3 +792,77 @@ async fn one_sandbox_cannot_hold_more_than_half_of_the_hosts_file_table() {
         "{tasks} tasks × {per_process} files against fs.file-max {file_max}"
     );
 }
+
+/// A volume is shared storage in the daemon's disk image (every sandbox's files and every
+/// volume share it). Before volumes had sizes, a volume was a plain directory there with
+/// no limit: root (or `user`) in any sandbox mounting one could fill the image for every
+/// sandbox and volume (measured: 300 MiB written into a volume by one sandbox; this
+/// test's 64 MiB write succeeded whole). Now each volume is a subvolume whose
+/// referenced bytes are limited to its `sizeMB`: the write stops with `EDQUOT` at 16 MiB,
+/// preallocating past it fails the same way, and the host sees the volume hold no more.
+/// Every write is bounded (64 MiB at most).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandbox_cannot_write_a_volume_past_its_size() {
+    use std::os::unix::fs::MetadataExt as _;
+    if dsh_sandboxd::rootless::blocks_inside().is_some() {
+        // An ordinary user's daemon has no disk image, hence no volumes.
+        return;
+    }
+    let h = Harness::start(Duration::from_secs(10)).await;
+    let (status, volume) =
+        h.call(Method::POST, "/volumes", Some(json!({"name": "small", "sizeMB": 16}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{volume}");
+    let body = json!({
+        "templateID": "base",
+        "timeout": 60,
+        "volumeMounts": [{"name": "small", "path": "/mnt/data"}]
+    });
+    let (status, sandbox) = h.call(Method::POST, "/v2/sandboxes", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{sandbox}");
+
+    let (out, code) = h
+        .run(
+            &sandbox,
+            "root",
+            "exec 2>&1; fallocate -l 64M /mnt/data/preallocated; echo exit=$?; \
+             head -c 64M /dev/zero > /mnt/data/fill; echo exit=$?",
+        )
+        .await;
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "fallocate: fallocate failed: Disk quota exceeded\nexit=1\n\
+             head: error writing 'standard output': Disk quota exceeded\nexit=1\n",
+            0
+        )
+    );
+    // As `user`, the volume's owner, likewise (once root's file is gone).
+    // (fallocate left its file, empty.)
+    let script = "rm /mnt/data/fill && sync && ls -A /mnt/data && stat -c %s /mnt/data/*";
+    let (out, code) = h.run(&sandbox, "root", script).await;
+    assert_eq!((out.as_str(), code), ("preallocated\n0\n", 0));
+    let script = "exec 2>&1; head -c 64M /dev/zero > /mnt/data/mine; echo exit=$?";
+    let (out, code) = h.run(&sandbox, "user", script).await;
+    assert_eq!(
+        (out.as_str(), code),
+        ("head: error writing 'standard output': Disk quota exceeded\nexit=1\n", 0)
+    );
+    let (out, code) = h.run(&sandbox, "root", "sync; du -sm /mnt/data | cut -f1").await;
+    let inside: u64 = out.trim().parse().unwrap();
+    assert!(code == 0 && inside <= 16, "{inside} MiB in a 16 MiB volume");
+
+    // From the host: what the volume's files take stays within its size.
+    let volumes = h.daemon().state_dir().join("sandboxes/.volumes");
+    let dir = std::fs::read_dir(&volumes)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    let held: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().blocks() * 512)
+        .sum();
+    assert!(held <= 16 << 20, "{held} bytes in a 16 MiB volume");
+}
