@@ -149,9 +149,10 @@ enum SandboxCommand {
         /// is root on the host: only for code you trust).
         #[arg(long, value_parser = ["strict", "namespaces"])]
         isolation: Option<String>,
-        /// Sandboxes kept started ahead of demand per template, over the file's.
+        /// Sandboxes kept started ahead of demand per template, over the file's: a
+        /// number, or `auto` (sized to demand and to the machine).
         #[arg(long)]
-        pool: Option<u32>,
+        pool: Option<dsh_sandboxd::server::PoolSize>,
         /// Network, over the file's: private (default), none, or host (unsafe: the host
         /// and its LAN are reachable).
         #[arg(long, value_parser = ["private", "none", "host"])]
@@ -658,8 +659,12 @@ async fn sandbox_command(
                 Some(_) => settings.isolation = crate::config::IsolationSetting::Strict,
                 None => {}
             }
-            if let Some(pool) = pool {
-                settings.pool = pool;
+            match pool {
+                Some(dsh_sandboxd::server::PoolSize::Fixed(size)) => {
+                    settings.pool = Some(u32::try_from(size)?);
+                }
+                Some(dsh_sandboxd::server::PoolSize::Auto) => settings.pool = None,
+                None => {}
             }
             settings.net = match net.as_deref() {
                 Some("none") => crate::config::NetSetting::None,

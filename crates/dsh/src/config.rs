@@ -32,9 +32,11 @@ pub struct SandboxdConfig {
     /// host and its LAN out of reach, ports reached through the daemon. `none`: loopback
     /// only. `host`: the host's network — unsafe, the host and its LAN are reachable.
     pub net: NetSetting,
-    /// Sandboxes kept started ahead of demand per template (0: none). Each is handed out
-    /// once, never reused.
-    pub pool: u32,
+    /// Sandboxes kept started ahead of demand per template: a number (0: none), or
+    /// `"auto"` (the default: sized to demand and to the machine; a daemon embedded in a
+    /// dsh command keeps none). Each is handed out once, never reused.
+    #[serde(deserialize_with = "pool_setting")]
+    pub pool: Option<u32>,
     /// Default CPU bandwidth of a sandbox, in whole CPUs (a create request may ask for
     /// another).
     pub cpu_count: u64,
@@ -62,7 +64,7 @@ impl Default for SandboxdConfig {
         Self {
             isolation: IsolationSetting::Strict,
             net: NetSetting::Private,
-            pool: 0,
+            pool: None,
             cpu_count: 2,
             memory_mb: 4096,
             max_processes: 4096,
@@ -286,6 +288,24 @@ fn set_key(table: &mut toml::Table, dotted: &str, value: String) {
     current.insert(last.to_owned(), toml::Value::String(value));
 }
 
+/// `pool`: a number of sandboxes, or `"auto"` (`None`).
+fn pool_setting<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u32>, D::Error> {
+    match toml::Value::deserialize(deserializer)? {
+        toml::Value::String(word) if word == "auto" => Ok(None),
+        toml::Value::Integer(n) if (0..=i64::from(u32::MAX)).contains(&n) => {
+            Ok(u32::try_from(n).ok())
+        }
+        toml::Value::String(other) => Err(serde::de::Error::custom(format!(
+            "pool: a number of sandboxes or \"auto\", not {other:?}"
+        ))),
+        other => Err(serde::de::Error::custom(format!(
+            "pool: a number of sandboxes or \"auto\", not {other}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -367,6 +387,24 @@ mod tests {
     }
 
     #[test]
+    fn the_pool_is_a_number_or_auto() {
+        let pool = |text: &str| Config::from_toml(text, "dsh.toml").map(|c| c.sandboxd.pool);
+        assert_eq!(pool("").unwrap(), None);
+        assert_eq!(pool("[sandboxd]\npool = \"auto\"\n").unwrap(), None);
+        assert_eq!(pool("[sandboxd]\npool = 0\n").unwrap(), Some(0));
+        let err = pool("[sandboxd]\npool = \"many\"\n").unwrap_err();
+        assert!(
+            err.to_string().contains("pool: a number of sandboxes or \"auto\", not \"many\""),
+            "{err}"
+        );
+        let err = pool("[sandboxd]\npool = -1\n").unwrap_err();
+        assert!(
+            err.to_string().contains("pool: a number of sandboxes or \"auto\", not -1"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn the_sandboxd_section_names_isolation_pool_and_limits() {
         let config = Config::from_toml("", "empty").unwrap();
         assert_eq!(config.sandboxd, SandboxdConfig::default());
@@ -381,7 +419,7 @@ mod tests {
             SandboxdConfig {
                 isolation: IsolationSetting::Namespaces,
                 net: NetSetting::Private,
-                pool: 3,
+                pool: Some(3),
                 cpu_count: 1,
                 memory_mb: 512,
                 max_processes: 4096,

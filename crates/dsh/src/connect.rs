@@ -187,7 +187,10 @@ pub fn daemon_config(
         IsolationSetting::Strict => dsh_sandboxd::IsolationLevel::Strict,
         IsolationSetting::Namespaces => dsh_sandboxd::IsolationLevel::Namespaces,
     };
-    config.pool = usize::try_from(settings.pool)?;
+    config.pool = match settings.pool {
+        Some(size) => dsh_sandboxd::server::PoolSize::Fixed(usize::try_from(size)?),
+        None => dsh_sandboxd::server::PoolSize::Auto,
+    };
     config.layer_store = Some(settings.layer_store.clone().unwrap_or_else(default_layer_store));
     config.net = match settings.net {
         crate::config::NetSetting::Private => dsh_sandboxd::Net::Private,
@@ -234,6 +237,10 @@ impl Embedded {
         std::fs::write(state.path().join(OWNER_FILE), std::process::id().to_string())?;
         let mut config = daemon_config(&state.path().join("state"), settings)?;
         config.listen = "127.0.0.1:0".parse()?;
+        // One process's daemon: a sandbox started ahead would mostly be thrown away.
+        if settings.pool.is_none() {
+            config.pool = dsh_sandboxd::server::PoolSize::Fixed(0);
+        }
         let daemon = dsh_sandboxd::Daemon::start(config).await.context(
             "cannot start the embedded local sandbox daemon (local sandboxes need root, or user namespaces)",
         )?;

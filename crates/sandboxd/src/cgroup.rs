@@ -378,6 +378,32 @@ impl SandboxCgroup {
         }
     }
 
+    /// Sends SIGKILL to every process in it (and in any cgroup below it) once, without
+    /// waiting for them to go: none runs any more of its code. v2's cgroup.kill also takes
+    /// a process forked meanwhile; on v1 such a child is missed here (the sandbox's init
+    /// dying takes it with its pid namespace). Frozen processes are thawed to die.
+    pub fn signal_kill(&self) -> Result<()> {
+        let dirs = self.dirs()?.distinct();
+        if let [dir] = dirs.as_slice() {
+            let kill = dir.join("cgroup.kill");
+            if kill.exists() {
+                return match write(&kill, "1") {
+                    Err(CgroupError::Io { source, .. })
+                        if source.kind() == io::ErrorKind::NotFound =>
+                    {
+                        Ok(())
+                    }
+                    other => other,
+                };
+            }
+        }
+        kill_members(&dirs, &all_pids(&dirs)?)?;
+        if matches!(self.dirs()?, Dirs::V1 { freezer: Some(_), .. } | Dirs::V2(_)) {
+            let _ = self.thaw();
+        }
+        Ok(())
+    }
+
     /// Kills every process in it (and in any cgroup below it) and waits, bounded, until
     /// they have left it. v2 uses cgroup.kill when the kernel has it (5.14+), which cannot
     /// miss a process forking concurrently; otherwise every pid in cgroup.procs gets
@@ -404,23 +430,7 @@ impl SandboxCgroup {
                 let path = dirs.first().cloned().unwrap_or_default();
                 return Err(CgroupError::Unkillable { path, pids: pids.into_iter().collect() });
             }
-            // Pin each process before checking it is still a member, so that a pid that
-            // exited and was reused outside the cgroup in between is not killed.
-            let pinned: Vec<(u32, Pinned)> = pids.iter().map(|&pid| (pid, pin(pid))).collect();
-            let still = all_pids(&dirs)?;
-            for (pid, pinned) in pinned {
-                if !still.contains(&pid) {
-                    continue;
-                }
-                // ESRCH: it exited meanwhile, which is the point.
-                let _ = match (pinned, raw_pid(pid)) {
-                    (Pinned::Fd(fd), _) => rustix::process::pidfd_send_signal(&fd, Signal::KILL),
-                    (Pinned::ByNumber, Some(pid)) => {
-                        rustix::process::kill_process(pid, Signal::KILL)
-                    }
-                    (Pinned::Gone, _) | (Pinned::ByNumber, None) => Ok(()),
-                };
-            }
+            kill_members(&dirs, &pids)?;
             // Frozen processes (a sandbox paused with its memory) die only once thawed:
             // thawed after the signal, they exit before running any more of their code.
             if matches!(self.dirs()?, Dirs::V1 { freezer: Some(_), .. } | Dirs::V2(_)) {
@@ -1065,6 +1075,25 @@ fn read_pids(path: &Path) -> Result<Vec<u32>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(io_error("read", path, e)),
     }
+}
+
+/// SIGKILL to each of `pids` still a member of `dirs`. Each process is pinned before its
+/// membership is checked, so that a pid that exited and was reused outside the cgroup in
+/// between is not killed; one that exits meanwhile (ESRCH) is what was wanted.
+fn kill_members(dirs: &[PathBuf], pids: &std::collections::BTreeSet<u32>) -> Result<()> {
+    let pinned: Vec<(u32, Pinned)> = pids.iter().map(|&pid| (pid, pin(pid))).collect();
+    let still = all_pids(dirs)?;
+    for (pid, pinned) in pinned {
+        if !still.contains(&pid) {
+            continue;
+        }
+        let _ = match (pinned, raw_pid(pid)) {
+            (Pinned::Fd(fd), _) => rustix::process::pidfd_send_signal(&fd, Signal::KILL),
+            (Pinned::ByNumber, Some(pid)) => rustix::process::kill_process(pid, Signal::KILL),
+            (Pinned::Gone, _) | (Pinned::ByNumber, None) => Ok(()),
+        };
+    }
+    Ok(())
 }
 
 /// Every pid in the cgroups and the cgroups below them.

@@ -38,12 +38,19 @@ pub fn removable(spec: &SandboxSpec) -> Result<Option<PathBuf>> {
     if let Some(pid) = state.live_init().map_err(|e| Error::io("reading the init pid file", e))? {
         return Err(Error::StillRunning { pid });
     }
+    no_mount_visible_under(&dir)?;
+    Ok(Some(dir))
+}
+
+/// Fails with the first mount at or under `dir` that the host sees (a leak: every
+/// sandbox mount is made in the sandbox's own mount namespace).
+pub fn no_mount_visible_under(dir: &Path) -> Result<()> {
     let mountinfo = fs::read_to_string("/proc/self/mountinfo")
         .map_err(|e| Error::io("reading /proc/self/mountinfo", e))?;
-    if let Some(mountpoint) = mounts_under(&mountinfo, &dir).into_iter().next() {
-        return Err(Error::MountLeaked { mountpoint });
+    match mounts_under(&mountinfo, dir).into_iter().next() {
+        Some(mountpoint) => Err(Error::MountLeaked { mountpoint }),
+        None => Ok(()),
     }
-    Ok(Some(dir))
 }
 
 /// Mount points (field 5 of mountinfo, octal escapes decoded) at or under `dir`.

@@ -42,6 +42,8 @@ impl TestDaemon {
         config.listen = "127.0.0.1:0".parse()?;
         config.init_binary = Some(sibling_binary("dsh-sandbox-init")?);
         config.envd_binary = Some(sibling_binary("dsh-envd")?);
+        // Each test's own daemon: a sandbox started ahead would only compete with it.
+        config.pool = crate::server::PoolSize::Fixed(0);
         adjust(&mut config);
         let daemon = Daemon::start(config).await?;
         Ok(Self { daemon: Some(daemon), _state: state })

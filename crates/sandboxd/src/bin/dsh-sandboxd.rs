@@ -46,9 +46,10 @@ enum Command {
         /// on the host: only for code you trust).
         #[arg(long, default_value = "strict")]
         isolation: dsh_sandboxd::IsolationLevel,
-        /// Sandboxes kept started ahead of demand per template.
-        #[arg(long, default_value_t = 0)]
-        pool: usize,
+        /// Sandboxes kept started ahead of demand per template: a number, or `auto`
+        /// (sized to the machine and to demand).
+        #[arg(long, default_value = "auto")]
+        pool: dsh_sandboxd::server::PoolSize,
         /// private (own namespace, egress through pasta, the host out of reach), none
         /// (loopback only) or host (the host's network: unsafe).
         #[arg(long, default_value = "private")]

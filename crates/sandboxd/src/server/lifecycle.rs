@@ -594,13 +594,13 @@ pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Kills a sandbox as `DELETE /sandboxes/{id}` does, returning as soon as nothing of it
-/// runs and nothing brings it back: its processes are killed at once (SIGKILL: nothing of
-/// theirs is kept) and reaped, and its record removed. The rest of the teardown (its
-/// network, cgroup and files) goes on in the background, awaited by the daemon (see
-/// [`super::Teardowns`]); its slot stays in the registry, gone, until that ends, so its
-/// uid block is not handed out meanwhile. A teardown that fails leaves a directory
-/// without a record, which the next start removes.
+/// Kills a sandbox as `DELETE /sandboxes/{id}` does, returning as soon as none of its
+/// processes can run any more of its code and nothing brings it back: each has SIGKILL
+/// pending (its init, and every process of its cgroup), and its record is removed. The
+/// rest of the teardown (reaping, its network, cgroup and files) goes on in the
+/// background, awaited by the daemon (see [`super::Teardowns`]); its slot stays in the
+/// registry, gone, until that ends, so its uid block is not handed out meanwhile. A
+/// teardown that fails leaves a directory without a record, which the next start removes.
 pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyhow::Result<()> {
     let (process, network, frozen) = {
         let mut inner = slot.lock();
@@ -612,26 +612,40 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
     let store = shared.store.clone();
     let id = slot.id.clone();
     let dir = shared.store.sandbox_dir(&id);
-    let killed = tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        if let Some(mut process) = process {
-            // A frozen process cannot die of SIGKILL on cgroup v1.
-            if frozen && let Some(Err(e)) = process.cgroup().map(|cgroup| cgroup.thaw()) {
-                tracing::warn!(error = %e, "thawing a sandbox paused with its memory");
+    let killed = tokio::task::spawn_blocking(move || {
+        let signalled = (|| -> anyhow::Result<()> {
+            if let Some(process) = &process {
+                // A frozen process cannot die of SIGKILL on cgroup v1.
+                if frozen && let Some(Err(e)) = process.cgroup().map(|cgroup| cgroup.thaw()) {
+                    tracing::warn!(error = %e, "thawing a sandbox paused with its memory");
+                }
+                process.kill().context("killing the sandbox")?;
+                if let Some(cgroup) = process.cgroup() {
+                    cgroup.signal_kill().context("killing the sandbox's processes")?;
+                }
             }
-            process.kill().context("killing the sandbox")?;
-            process.wait().context("reaping the sandbox")?;
-        }
-        // What would stop the removal (a mount left visible on the host) is found before
-        // the record goes, so that such a sandbox stays, paused, with its files.
-        let spec = SandboxSpec::new(&id, &dir, crate::template::Template::base());
-        crate::destroy::removable(&spec).with_context(|| format!("removing {}", dir.display()))?;
-        store.remove(&id).context("removing the sandbox record")
+            // What would stop the removal (a mount left visible on the host) is found
+            // before the record goes, so that such a sandbox stays, paused, with its files.
+            crate::destroy::no_mount_visible_under(&dir)
+                .with_context(|| format!("removing {}", dir.display()))?;
+            store.remove(&id).context("removing the sandbox record")
+        })();
+        (process, signalled)
     })
     .await
-    .context("the kill task panicked")
-    .and_then(|killed| killed);
-    if let Err(e) = killed {
+    .context("the kill task panicked");
+    let (process, signalled) = match killed {
+        Ok((process, signalled)) => (process, signalled),
+        Err(e) => (None, Err(e)),
+    };
+    if let Err(e) = signalled {
         // As `kill`: the record stays, the sandbox stopped (paused) with its files.
+        if let Some(mut process) = process {
+            let reaped = tokio::task::spawn_blocking(move || process.wait()).await;
+            if let Ok(Err(e)) = reaped {
+                tracing::warn!(sandbox = %slot.id, error = %e, "reaping a sandbox whose kill failed");
+            }
+        }
         drop(network);
         let record = {
             let mut inner = slot.lock();
@@ -651,6 +665,11 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
         let id = slot.id.clone();
         let dir = owner.store.sandbox_dir(&id);
         let removed = tokio::task::spawn_blocking(move || {
+            if let Some(mut process) = process
+                && let Err(e) = process.wait()
+            {
+                tracing::warn!(sandbox = %id, error = %e, "reaping a killed sandbox");
+            }
             drop(network);
             destroy_dir(&id, dir)
         })
@@ -776,6 +795,7 @@ pub async fn reaper(shared: Arc<Shared>, tick: Duration) {
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
+        super::pool::trim(&shared);
         let now = now_ms();
         for slot in shared.slots() {
             let (expired, died) = {

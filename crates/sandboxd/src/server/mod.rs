@@ -29,6 +29,7 @@ mod netns;
 pub mod network;
 pub mod open_files;
 mod pool;
+pub use pool::machine_cap as pool_cap;
 mod proxy;
 pub mod registry;
 mod snapshots;
@@ -109,8 +110,10 @@ pub struct Config {
     pub id_blocks: Option<u32>,
     /// Limits of a sandbox whose create request names none (each in its own cgroup).
     pub defaults: SandboxDefaults,
-    /// Sandboxes kept started ahead of demand per template (0: none); see `pool.rs`.
-    pub pool: usize,
+    /// Sandboxes kept started ahead of demand per template; see `pool.rs`.
+    pub pool: PoolSize,
+    /// How long a create counts as demand for an auto pool (see `pool.rs`).
+    pub pool_window: Duration,
     /// The network every sandbox gets: by default a private one (see `network.rs`);
     /// `Net::Host` shares the host's (unsafe: the host and its LAN are reachable).
     pub net: crate::spec::Net,
@@ -126,6 +129,29 @@ pub struct Config {
     /// limited to its size, see `volume_quota.rs`); default `defaults.disk_mb`, and at
     /// most the image.
     pub volume_mb: Option<u64>,
+}
+
+/// How many sandboxes a daemon keeps started ahead of demand, per template.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PoolSize {
+    /// Sized to the machine and to demand (see `pool.rs`): the default.
+    #[default]
+    Auto,
+    /// Exactly this many (0: none).
+    Fixed(usize),
+}
+
+impl std::str::FromStr for PoolSize {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "auto" => Ok(PoolSize::Auto),
+            number => number
+                .parse()
+                .map(PoolSize::Fixed)
+                .map_err(|_| format!("pool {number:?}: give a number of sandboxes or \"auto\"")),
+        }
+    }
 }
 
 /// Per-sandbox cgroup limits used when the create request does not set them.
@@ -164,7 +190,8 @@ impl Config {
             id_base: IdRange::DEFAULT_BASE,
             id_blocks: None,
             defaults: SandboxDefaults::default(),
-            pool: 0,
+            pool: PoolSize::Auto,
+            pool_window: pool::DEMAND_WINDOW,
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
@@ -204,6 +231,8 @@ pub(crate) struct Shared {
     open_files: open_files::OpenFileBound,
     /// Teardowns of killed sandboxes still running after their kill was answered.
     teardowns: Teardowns,
+    /// Recent creates per template, for an auto pool's size.
+    demand: pool::Demand,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
@@ -575,6 +604,7 @@ impl Daemon {
         let shared = Arc::new(Shared {
             open_files,
             teardowns: Teardowns::default(),
+            demand: pool::Demand::default(),
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,

@@ -1,20 +1,29 @@
-//! The warm pool (`[sandboxd] pool = N`): per template, N sandboxes are started ahead of
-//! demand, with envd running and healthy but not yet initialized. A create that asks for
-//! nothing a pooled sandbox lacks (the template's default limits) takes one, initializes
-//! it with its own env vars and access token, and a refill starts in the background.
+//! The warm pool: per template, sandboxes started ahead of demand, with envd running and
+//! healthy but not yet initialized. A create that asks for nothing a pooled sandbox lacks
+//! (the template's default limits) takes one, initializes it with its own env vars and
+//! access token, and a refill starts in the background.
+//!
+//! How many (`[sandboxd] pool`): a number, or `auto` (the default), sized to demand and
+//! to the machine: as many as the template's creates in the last [`DEMAND_WINDOW`], at
+//! least one of the default template (`base`) and none of a template nobody asked for,
+//! never more than [`machine_cap`] (two per CPU, at most 8, and a pooled sandbox's
+//! memory within 1/32 of what the host has available). A pool larger than its demand
+//! shrinks back as the window passes.
 //!
 //! A pooled sandbox is never reused: it is handed out once or killed. Until it is handed
 //! out it has no record on disk (a daemon that dies leaves only a directory without a
 //! record, which the next start removes) and is invisible to the API. Its envd holds a
 //! random pool token, so nothing can reach it before its owner does.
 
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::Shared;
 use super::lifecycle;
 use super::registry::{Phase, Record, Slot, now_ms, random_hex};
+use super::{PoolSize, Shared};
 
 /// Pooled sandboxes of `template` not yet handed out.
 fn pooled(shared: &Shared, template: &str) -> usize {
@@ -28,8 +37,81 @@ fn pooled(shared: &Shared, template: &str) -> usize {
         .count()
 }
 
+/// How long a create counts as demand for its template's pool (the default of
+/// `Config::pool_window`).
+pub const DEMAND_WINDOW: Duration = Duration::from_secs(10);
+/// What a pooled sandbox may cost in memory, for [`machine_cap`]: its init, envd and
+/// pasta take about 35 MiB (docs/benchmarks.md), with room to spare.
+const POOLED_SANDBOX_BYTES: u64 = 64 << 20;
+/// The template every auto pool keeps one sandbox of.
+const DEFAULT_TEMPLATE: &str = "base";
+
+/// Recent creates per template: what an auto pool is sized by.
+pub(crate) struct Demand {
+    creates: Mutex<HashMap<String, VecDeque<Instant>>>,
+    /// The most sandboxes one template's auto pool holds.
+    cap: usize,
+    /// Set while a trim runs.
+    trimming: std::sync::atomic::AtomicBool,
+}
+
+impl Default for Demand {
+    fn default() -> Self {
+        Demand { creates: Mutex::default(), cap: machine_cap(), trimming: Default::default() }
+    }
+}
+
+impl Demand {
+    fn note(&self, template: &str) {
+        let mut creates = self.creates.lock().unwrap_or_else(|e| e.into_inner());
+        let recent = creates.entry(template.to_owned()).or_default();
+        recent.push_back(Instant::now());
+        // Only the count within the window matters; more than the cap adds nothing.
+        while recent.len() > self.cap {
+            recent.pop_front();
+        }
+    }
+
+    fn recent(&self, template: &str, window: Duration) -> usize {
+        let mut creates = self.creates.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(recent) = creates.get_mut(template) else { return 0 };
+        while recent.front().is_some_and(|at| at.elapsed() > window) {
+            recent.pop_front();
+        }
+        recent.len()
+    }
+}
+
+/// The most sandboxes an auto pool keeps of one template on this machine: two per CPU,
+/// at most 8, and their memory within 1/32 of what the host has available; at least 1.
+pub fn machine_cap() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib << 10);
+    let by_memory = usize::try_from(available / 32 / POOLED_SANDBOX_BYTES).unwrap_or(usize::MAX);
+    (2 * cpus).min(8).min(by_memory).max(1)
+}
+
+/// How many sandboxes of `template` the pool should hold now.
+fn target(shared: &Shared, template: &str) -> usize {
+    match shared.config.pool {
+        PoolSize::Fixed(size) => size,
+        PoolSize::Auto => {
+            let floor = usize::from(template == DEFAULT_TEMPLATE);
+            let recent = shared.demand.recent(template, shared.config.pool_window);
+            recent.max(floor).min(shared.demand.cap)
+        }
+    }
+}
+
 /// Takes a ready pooled sandbox of `template` out of the pool, if there is one.
 pub(crate) fn take(shared: &Arc<Shared>, template: &str) -> Option<Arc<Slot>> {
+    shared.demand.note(template);
     let taken = shared.slots().into_iter().find(|slot| {
         let mut inner = slot.lock();
         let ready = inner.pooled
@@ -58,7 +140,7 @@ const REFILL_DELAY: std::time::Duration = std::time::Duration::from_millis(50);
 /// Brings the pool of `template` back to its size in the background (one refill task
 /// per template at a time).
 pub(crate) fn refill(shared: &Arc<Shared>, template: &str) {
-    if shared.config.pool == 0 {
+    if target(shared, template) == 0 {
         return;
     }
     {
@@ -70,7 +152,7 @@ pub(crate) fn refill(shared: &Arc<Shared>, template: &str) {
     let shared = shared.clone();
     let template = template.to_owned();
     tokio::spawn(async move {
-        while !shared.stopping() && pooled(&shared, &template) < shared.config.pool {
+        while !shared.stopping() && pooled(&shared, &template) < target(&shared, &template) {
             if let Err(e) = warm_one(&shared, &template).await {
                 tracing::warn!(
                     template,
@@ -147,6 +229,53 @@ pub(crate) async fn hand_out(
     // daemon that dies before then leaves a directory without one, which its next start
     // removes, as for any pooled sandbox.
     lifecycle::activate(shared, slot, pool_token.as_deref()).await
+}
+
+/// Kills, in the background, the pooled sandboxes beyond their template's target (an
+/// auto pool whose demand passed), the newest first; one trim at a time.
+pub(crate) fn trim(shared: &Arc<Shared>) {
+    if shared.config.pool != PoolSize::Auto
+        || shared.demand.trimming.swap(true, std::sync::atomic::Ordering::SeqCst)
+    {
+        return;
+    }
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        trim_now(&shared).await;
+        shared.demand.trimming.store(false, std::sync::atomic::Ordering::SeqCst);
+    });
+}
+
+async fn trim_now(shared: &Arc<Shared>) {
+    let mut by_template: HashMap<String, Vec<Arc<Slot>>> = HashMap::new();
+    for slot in shared.slots() {
+        let template = {
+            let inner = slot.lock();
+            if !inner.pooled || inner.gone || inner.envd.is_none() {
+                continue;
+            }
+            inner.record.template_id.clone()
+        };
+        by_template.entry(template).or_default().push(slot);
+    }
+    for (template, mut slots) in by_template {
+        let keep = target(shared, &template);
+        if slots.len() <= keep {
+            continue;
+        }
+        slots.sort_by_key(|slot| slot.record().started_at_ms);
+        for slot in slots.into_iter().skip(keep) {
+            // Taken meanwhile by a create: it is that create's now.
+            let still_pooled = {
+                let mut inner = slot.lock();
+                std::mem::replace(&mut inner.pooled, false)
+            };
+            if still_pooled {
+                let _ops = slot.ops.lock().await;
+                discard(shared, &slot).await;
+            }
+        }
+    }
 }
 
 /// Kills a pooled sandbox that will not be handed out (failed start, or shutdown).

@@ -33,6 +33,8 @@ pub fn config(state: &Path) -> DaemonConfig {
     config.envd_binary = Some(envd_binary());
     config.reaper_tick = Duration::from_millis(100);
     config.disk_image_mb = Some(DISK_IMAGE_MB);
+    // No sandbox started ahead unless a test asks (`pool.rs` tests the default, auto).
+    config.pool = dsh_sandboxd::server::PoolSize::Fixed(0);
     config
 }
 
@@ -175,9 +177,18 @@ pub fn init_pid(state: &Path, id: &str) -> u32 {
 }
 
 /// No process, no mount, no directory, no record, no cgroup left of sandbox `id`. A kill
-/// is answered once the processes, cgroup and record are gone; its files go right after
-/// (`lifecycle::kill_then_tear_down`), so the directory is given a few seconds.
+/// is answered once its processes have SIGKILL pending and its record is gone; they are
+/// reaped, and its cgroup and files removed, right after
+/// (`lifecycle::kill_then_tear_down`), so those are given a few seconds.
 pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
+    assert!(!state.join("sandboxes").join(format!("{id}.json")).exists());
+    let dir = state.join("sandboxes").join(id);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while (dir.exists() || Path::new(&format!("/proc/{init_pid}")).exists())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let cgroups =
         dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).unwrap();
     let cgroup_dirs = cgroups.open(id).paths();
@@ -185,13 +196,7 @@ pub fn assert_no_leftovers(state: &Path, id: &str, init_pid: u32) {
     for dir in cgroup_dirs {
         assert!(!dir.exists(), "cgroup {} still exists", dir.display());
     }
-    let dir = state.join("sandboxes").join(id);
     assert!(!Path::new(&format!("/proc/{init_pid}")).exists(), "init {init_pid} still exists");
-    assert!(!state.join("sandboxes").join(format!("{id}.json")).exists());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while dir.exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     let leaked: Vec<&str> =
         mountinfo.lines().filter(|l| l.contains(dir.to_str().unwrap())).collect();
@@ -224,6 +229,8 @@ pub async fn spawn_daemon_with(
         .arg(envd)
         .arg("--init")
         .arg(init_binary())
+        // As `config`: no pool unless the test's arguments ask for one (later wins).
+        .args(["--pool", "0"])
         .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -265,7 +265,7 @@ async fn domains_in_allow_out_match_the_http_host_and_the_tls_server_name() {
     let mut settings = config(&state);
     settings.net = dsh_sandboxd::Net::Private;
     // The first sandbox comes from the warm pool, which started it without these rules.
-    settings.pool = 1;
+    settings.pool = dsh_sandboxd::server::PoolSize::Fixed(1);
     let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
     // A pooled sandbox shows (a live init without a record) before it is ready to be

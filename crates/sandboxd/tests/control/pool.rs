@@ -1,5 +1,6 @@
 //! The warm pool: sandboxes started ahead of demand, handed out once with their owner's
-//! settings, refilled in the background, never listed, killed (not paused) at shutdown.
+//! settings, refilled in the background, never listed, killed (not paused) at shutdown;
+//! by default (auto) as large as recent demand, within the machine's cap.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -32,7 +33,7 @@ async fn a_pooled_sandbox_is_handed_out_once_with_its_owners_settings() {
     let state = dir.path().join("state");
     let _guard = KillOnDrop(state.clone());
     let mut settings = config(&state);
-    settings.pool = 2;
+    settings.pool = dsh_sandboxd::server::PoolSize::Fixed(2);
     let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
 
@@ -97,4 +98,40 @@ async fn a_pooled_sandbox_is_handed_out_once_with_its_owners_settings() {
     ];
     owned.sort();
     assert_eq!(left, owned);
+}
+
+/// The default pool (auto): one sandbox of `base` ahead of demand from the start; creates
+/// in quick succession grow it to as many as were asked for recently, within the
+/// machine's cap; once they are older than the demand window it shrinks back to one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_pool_follows_demand_within_the_machines_cap() {
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-pool-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let mut settings = config(&state);
+    settings.pool = dsh_sandboxd::server::PoolSize::Auto;
+    settings.pool_window = Duration::from_secs(3);
+    let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
+    let c = Client::new(&daemon.url(), daemon.api_key());
+    wait_until("one pooled sandbox", Duration::from_secs(20), async || pooled(&state).len() == 1)
+        .await;
+
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        made.push(c.create(json!({"templateID": "base"})).await);
+    }
+    let grown = 3.min(dsh_sandboxd::server::pool_cap());
+    wait_until("the pool to grow", Duration::from_secs(30), async || pooled(&state).len() == grown)
+        .await;
+    for sandbox in &made {
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    }
+    wait_until("the pool to shrink back", Duration::from_secs(30), async || {
+        pooled(&state).len() == 1
+    })
+    .await;
+    daemon.shutdown().await.unwrap();
+    assert_eq!(pooled(&state), BTreeSet::new());
 }

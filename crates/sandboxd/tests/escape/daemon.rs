@@ -54,6 +54,7 @@ impl Harness {
         config.envd_binary = Some(envd_binary());
         config.reaper_tick = Duration::from_millis(100);
         config.envd_start_timeout = envd_start_timeout;
+        config.pool = dsh_sandboxd::server::PoolSize::Fixed(0);
         let daemon = Daemon::start(config).await?;
         Ok(Harness { dir, daemon: Some(daemon), http: reqwest::Client::new() })
     }

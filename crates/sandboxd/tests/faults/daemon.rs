@@ -264,7 +264,8 @@ async fn a_kill_does_not_wait_for_an_init_that_cannot_act_on_sigterm() {
     let took = started.elapsed();
     assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
     assert!(took < Duration::from_secs(1), "the kill took {took:?}");
-    assert!(!is_alive(init));
+    // Answered with the init dead, or dying: SIGKILL pending, it runs no more of its code.
+    assert!(!is_alive(init) || is_pending(init, libc::SIGKILL), "the init runs on");
     assert_eq!(record(&scene.state, &id), None);
     assert_no_leftovers(&scene.state, &id, init);
     within("the shutdown", Duration::from_secs(30), daemon.shutdown()).await.unwrap();
