@@ -227,7 +227,9 @@ impl Sandbox {
             disposed: AtomicBool::new(false),
             keepalive: std::sync::Mutex::new(None),
         };
-        if let (Workspace::Prepare, Err(err)) = (workspace, sandbox.prepare().await) {
+        if workspace == Workspace::Prepare
+            && let Err(err) = sandbox.prepare().await
+        {
             if created {
                 let _ = sandbox.control.kill(&sandbox.info.sandbox_id).await;
             }

@@ -389,6 +389,14 @@ fn save(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
     Ok(record)
 }
 
+/// [`save`] without waiting for the disk (`Store::save_unsynced`): a create's records
+/// and a moved deadline.
+fn save_unsynced(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
+    let record = slot.record();
+    shared.store.save_unsynced(&record).map_err(|e| ApiError::internal(&e.into()))?;
+    Ok(record)
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CreateBody {
@@ -617,7 +625,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         let id = slot.id.clone();
         // Written first: a daemon killed from here on finds a `creating` record on its
         // next start and removes the half-made sandbox.
-        if let Err(e) = save(&shared, &slot) {
+        if let Err(e) = save_unsynced(&shared, &slot) {
             shared.remove_slot(&id);
             return Err(e);
         }
@@ -677,7 +685,7 @@ fn start_clock(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Record> 
         inner.record.started_at_ms = now;
         inner.record.end_at_ms = now + timeout * 1000;
     }
-    save(shared, slot)
+    save_unsynced(shared, slot)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -1069,7 +1077,7 @@ async fn resume_or_extend(
                 let mut inner = slot.lock();
                 inner.record.end_at_ms = inner.record.end_at_ms.max(deadline);
             }
-            let record = save(&shared, &slot)?;
+            let record = save_unsynced(&shared, &slot)?;
             return Ok((StatusCode::OK, axum::Json(sandbox_json(&shared, &record))).into_response());
         }
         if let Err(e) = lifecycle::start(&shared, &slot).await {
@@ -1107,7 +1115,7 @@ async fn set_timeout(
             }
             inner.record.end_at_ms = now_ms() + timeout * 1000;
         }
-        save(&shared, &slot)?;
+        save_unsynced(&shared, &slot)?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

@@ -2,10 +2,13 @@
 //!
 //! A sandbox with a network of its own listens only in its own network namespace, where
 //! nothing of the host (nor of another sandbox) can connect. The daemon holds a handle to
-//! that namespace and opens its connections there: a short-lived thread enters the
-//! namespace, makes the socket and exits; the socket stays in the namespace it was made
-//! in, and tokio connects it like any other. (`setns` changes only the calling thread,
-//! which is why that thread is never one tokio reuses.)
+//! that namespace and opens its connections there: a thread of its own enters the
+//! namespace and makes the socket; the socket stays in the namespace it was made in, and
+//! tokio connects it like any other. (`setns` changes only the calling thread, which is
+//! why that thread is never one tokio uses: it does nothing but make sockets, entering
+//! each request's namespace and then going back to the host's, so it is kept rather than
+//! started for each socket, which cost a connection 0.2-0.5 ms, and holds no sandbox's
+//! namespace alive.)
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -45,21 +48,52 @@ impl Reach {
     }
 }
 
+/// A request to the socket maker: the namespace, the mark, and where the socket goes.
+type SocketRequest = (Arc<OwnedFd>, Option<u32>, tokio::sync::oneshot::Sender<io::Result<OwnedFd>>);
+
+type Maker = std::sync::Mutex<Option<std::sync::mpsc::Sender<SocketRequest>>>;
+
+/// The socket maker's queue; its thread is started on first use, and again if it ended.
+fn socket_maker(fresh: bool) -> io::Result<std::sync::mpsc::Sender<SocketRequest>> {
+    static MAKER: std::sync::OnceLock<Maker> = std::sync::OnceLock::new();
+    let mut maker = MAKER.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let (Some(sender), false) = (maker.as_ref(), fresh) {
+        return Ok(sender.clone());
+    }
+    let home = std::fs::File::open("/proc/thread-self/ns/net").map(OwnedFd::from)?;
+    let (sender, requests) = std::sync::mpsc::channel::<SocketRequest>();
+    std::thread::Builder::new().name("dsh-netns".into()).stack_size(64 * 1024).spawn(
+        move || {
+            for (netns, mark, reply) in requests {
+                let _ = reply.send(make_socket(&netns, mark));
+                // SAFETY: setns affects this thread only. A thread that cannot go back
+                // ends: it must never make a socket anywhere it was not asked to.
+                if unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) } == -1 {
+                    tracing::error!(error = %io::Error::last_os_error(), "the netns thread cannot return to the host's namespace; ending it");
+                    return;
+                }
+            }
+        },
+    )?;
+    *maker = Some(sender.clone());
+    Ok(sender)
+}
+
 /// A TCP socket made inside `netns`, with `mark` (`SO_MARK`) if given.
 pub async fn socket_in(netns: Arc<OwnedFd>, mark: Option<u32>) -> io::Result<TcpSocket> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new().name("dsh-netns".into()).stack_size(64 * 1024).spawn(
-        move || {
-            let _ = sender.send(make_socket(&netns, mark));
-        },
-    )?;
+    let request = (netns, mark, sender);
+    if let Err(std::sync::mpsc::SendError(request)) = socket_maker(false)?.send(request) {
+        // The thread ended: a new one.
+        socket_maker(true)?.send(request).map_err(|_| io::Error::other("the netns thread died"))?;
+    }
     let fd = receiver.await.map_err(|_| io::Error::other("the netns thread died"))??;
     // SAFETY: `fd` is a fresh, non-blocking TCP socket that nothing else owns.
     Ok(unsafe { TcpSocket::from_raw_fd(std::os::fd::IntoRawFd::into_raw_fd(fd)) })
 }
 
-/// Runs on a thread of its own, which ends right after: it never goes back to the host's
-/// namespace, so nothing else can run in the sandbox's by mistake.
+/// Runs on the socket maker's thread only, which does nothing else: whichever namespace
+/// it was left in, nothing can run there by mistake.
 fn make_socket(netns: &OwnedFd, mark: Option<u32>) -> io::Result<OwnedFd> {
     // SAFETY: setns, socket and setsockopt are plain system calls (setsockopt reads an
     // int that lives across the call); setns affects this thread only.
