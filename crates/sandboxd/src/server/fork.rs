@@ -58,7 +58,9 @@ pub async fn from_files(
 ) -> anyhow::Result<Arc<Slot>> {
     let slot = shared.insert_fork(record)?;
     let made = async {
-        shared.store.save(&slot.record()).context("writing the sandbox record")?;
+        // Unsynced (see `Store::save_unsynced`): lost in a host crash, the half-made
+        // sandbox is one the next start removes anyway.
+        shared.store.save_unsynced(&slot.record()).context("writing the sandbox record")?;
         let to = shared.store.sandbox_dir(&slot.id);
         let owner = shared.clone();
         tokio::task::spawn_blocking(move || owner.disk.copy_sandbox_dir(&from, &to))
