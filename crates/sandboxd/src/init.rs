@@ -28,7 +28,7 @@ use crate::exec;
 use crate::plan::Step;
 use crate::seccomp;
 use crate::syscall::{LinuxSyscall, Resource};
-use crate::wire::{CONTROL_FD, InitConfig, Report};
+use crate::wire::{CONTROL_FD, GO, InitConfig, MAX_PLAN_BYTES, Report};
 
 /// Signals pid 1 passes on to the payload's process group.
 const FORWARDED: &[libc::c_int] = &[
@@ -79,8 +79,14 @@ fn run() -> Result<i32, String> {
     let waited = block_signals();
     let mut control = UnixStream::from(control);
 
-    let mut raw = Vec::new();
-    control.read_to_end(&mut raw).map_err(|e| format!("reading the plan: {e}"))?;
+    let mut length = [0u8; 8];
+    control.read_exact(&mut length).map_err(|e| format!("reading the plan's length: {e}"))?;
+    let length = u64::from_le_bytes(length);
+    if length > MAX_PLAN_BYTES {
+        return Err(format!("a plan of {length} bytes (at most {MAX_PLAN_BYTES})"));
+    }
+    let mut raw = vec![0u8; length as usize];
+    control.read_exact(&mut raw).map_err(|e| format!("reading the plan: {e}"))?;
     let config: InitConfig =
         serde_json::from_slice(&raw).map_err(|e| format!("decoding the plan: {e}"))?;
 
@@ -95,6 +101,21 @@ fn run() -> Result<i32, String> {
         Step::SetRlimit { limit, .. } => Some(*limit),
         _ => None,
     });
+    // The cgroup namespace is rooted where the init is when it is made: that must be the
+    // sandbox's own cgroup, which the launcher moves the init into while the rest is set
+    // up, so it is made after `GO` below.
+    let mut cgroup_namespace = false;
+    let steps: Vec<Step> = steps
+        .into_iter()
+        .map(|step| match step {
+            Step::Unshare { mut namespaces } if namespaces.cgroup => {
+                cgroup_namespace = true;
+                namespaces.cgroup = false;
+                Step::Unshare { namespaces }
+            }
+            other => other,
+        })
+        .collect();
     let sys = LinuxSyscall::new();
     if let Err(failure) = exec::apply(&sys, &steps) {
         send(
@@ -106,6 +127,24 @@ fn run() -> Result<i32, String> {
             },
         );
         return Ok(1);
+    }
+
+    // Nothing of the sandbox's may run before the init is in the sandbox's cgroup: the
+    // launcher says so with `GO`; an end of file means it is gone.
+    let mut go = [0u8; 1];
+    match control.read(&mut go) {
+        Ok(1) if go[0] == GO => {}
+        Ok(_) => return Err("the launcher went away before the sandbox was in its cgroup".into()),
+        Err(e) => return Err(format!("waiting for the launcher's go-ahead: {e}")),
+    }
+    if cgroup_namespace {
+        let namespaces = crate::syscall::Namespaces { cgroup: true, ..Default::default() };
+        if let Err(e) = crate::syscall::Syscall::unshare(&sys, namespaces) {
+            let step = Step::Unshare { namespaces };
+            let message = e.to_string();
+            send(&mut control, &Report::SetupFailed { errno: e.raw_os_error(), message, step });
+            return Ok(1);
+        }
     }
 
     let mut command = Command::new(&config.program);

@@ -255,20 +255,31 @@ impl Launcher {
                 return Err(e);
             }
         };
-        // The init waits for its plan, so it (and everything it starts) is in the cgroup
-        // before anything runs.
+        // The plan goes first: the init sets the sandbox up while it is moved into the
+        // cgroup, a move that costs the kernel an RCU grace period (13 ms on cgroup v1
+        // here), and starts the payload only on `GO`, once it is there (see `wire.rs`).
+        // A failed write means the init died; its report (or silence) says why.
+        let length = (config.len() as u64).to_le_bytes();
+        let _ = send_all(&control, &length).and_then(|()| send_all(&control, &config));
         if let Some(cgroup) = cgroup {
             let added = cgroup.add(process.pid);
             process.cgroup = Some(cgroup);
             if let Err(e) = added {
+                // An init that failed meanwhile (a step, its exec) is not in the cgroup
+                // to move: what it reported says more than the move's error.
                 let _ = process.kill();
-                let _ = process.wait();
-                return Err(e.into());
+                let answer = read_answer(&control, Duration::from_secs(1));
+                let status = process.wait();
+                return Err(match answer {
+                    Ok(failure @ (Answer::Report(_) | Answer::ExecFailed(_))) => {
+                        failure_error(failure, status, &program_inside, &self.init_binary)
+                    }
+                    _ => e.into(),
+                });
             }
         }
-        // A failed write means the init died; its report (or silence) says why.
-        let _ =
-            send_all(&control, &config).and_then(|()| control.shutdown(std::net::Shutdown::Write));
+        let _ = send_all(&control, &[crate::wire::GO])
+            .and_then(|()| control.shutdown(std::net::Shutdown::Write));
         let answer = match read_answer(&control, self.setup_timeout) {
             Ok(answer) => answer,
             Err(e) => {

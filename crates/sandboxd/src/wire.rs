@@ -1,6 +1,10 @@
 //! What the launcher and the init say to each other over the control socket (fd 3 in
-//! the init): the launcher writes one [`InitConfig`] and shuts its side down; the init
-//! answers with one [`Report`] (JSON) and closes. If the init binary cannot even be
+//! the init): the launcher writes one [`InitConfig`] (its length first, 8 bytes little
+//! endian, then JSON); the init sets the sandbox up while the launcher moves it into the
+//! sandbox's cgroup, then waits for [`GO`], which the launcher sends once it is there, and
+//! shuts its side down; only then does the init start the payload, and it answers with
+//! one [`Report`] (JSON) and closes. A launcher gone before `GO` leaves the init with an
+//! end of file instead, on which it stops: nothing of the sandbox runs outside its cgroup. If the init binary cannot even be
 //! executed, the cloned child writes [`EXEC_FAILED`] followed by the errno (4 bytes,
 //! native endian) instead.
 
@@ -13,6 +17,12 @@ use crate::seccomp::Program;
 
 /// The init's end of the control socket.
 pub(crate) const CONTROL_FD: i32 = 3;
+
+/// The launcher's go-ahead: the init is in the sandbox's cgroup (or there is none).
+pub(crate) const GO: u8 = b'G';
+
+/// The largest plan the init reads.
+pub(crate) const MAX_PLAN_BYTES: u64 = 16 << 20;
 
 /// First byte of the message the cloned child writes when `execve` of the init fails.
 pub(crate) const EXEC_FAILED: u8 = 0xFF;

@@ -197,6 +197,8 @@ async fn a_full_state_disk_is_enospc_inside_507_on_upload_and_a_clear_500_on_cre
     let filler_id = filler["sandboxID"].as_str().unwrap();
     let reply = c.call(Method::DELETE, &format!("/sandboxes/{filler_id}"), None).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    // Its files go right after the answer (`lifecycle::kill_then_tear_down`).
+    crate::harness::killed_sandboxes_removed(&state).await;
     let again = within("a create", Duration::from_secs(30), c.create(json!({}))).await;
     assert_eq!(
         within("a command", Duration::from_secs(10), c.run(&again, "echo room")).await,
