@@ -189,6 +189,21 @@ impl Dirs {
         }
     }
 
+    /// The same cgroup under another name (each directory's last component).
+    fn renamed(&self, name: &str) -> Dirs {
+        let rename = |dir: &PathBuf| dir.with_file_name(name);
+        match self {
+            Dirs::V1 { memory, pids, cpu, cpuacct, freezer } => Dirs::V1 {
+                memory: rename(memory),
+                pids: rename(pids),
+                cpu: rename(cpu),
+                cpuacct: rename(cpuacct),
+                freezer: freezer.as_ref().map(rename),
+            },
+            Dirs::V2(dir) => Dirs::V2(rename(dir)),
+        }
+    }
+
     fn distinct(&self) -> Vec<PathBuf> {
         match self {
             Dirs::V1 { memory, pids, cpu, cpuacct, freezer } => {
@@ -316,6 +331,25 @@ impl Cgroups {
             return Err(err);
         }
         Ok(SandboxCgroup { name: name.into(), dirs: Ok(dirs) })
+    }
+
+    /// Whether sandboxes' cgroups are cgroup v1's (one hierarchy per controller), where a
+    /// single thread may be moved into a cgroup on its own (see `launch.rs`'s staging).
+    pub fn is_v1(&self) -> bool {
+        matches!(self.parent, Dirs::V1 { .. })
+    }
+
+    /// Removes the empty cgroups named `<prefix>...` a daemon that died left (a staged
+    /// cgroup whose thread went with it); one still in use is left.
+    pub fn remove_stale(&self, prefix: &str) {
+        for parent in self.parent.distinct() {
+            let Ok(entries) = fs::read_dir(&parent) else { continue };
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(prefix) {
+                    let _ = fs::remove_dir(entry.path());
+                }
+            }
+        }
     }
 
     /// The cgroup of an existing sandbox (no writes), e.g. to remove a leftover after a
@@ -502,6 +536,43 @@ impl SandboxCgroup {
     /// Removes the directories (and any cgroups created below them), waiting up to 2 s in
     /// all for the kernel to let killed tasks go (rmdir fails with EBUSY until then).
     /// Missing directories are fine, so removing twice succeeds.
+    /// Moves the calling thread, alone, into it: cgroup v1 only, where each thread has
+    /// cgroups of its own (v2 keeps a process's threads together, and has
+    /// `CLONE_INTO_CGROUP` instead). A process the thread clones then starts in it.
+    pub fn add_current_thread(&self) -> Result<()> {
+        let Dirs::V1 { .. } = self.dirs()? else {
+            return Err(CgroupError::MissingControllers {
+                version: Version::V2,
+                missing: vec!["per-thread cgroups"],
+                hint: "only cgroup v1 moves a single thread".into(),
+            });
+        };
+        // SAFETY: gettid has no arguments and cannot fail.
+        let tid = unsafe { libc::gettid() }.to_string();
+        for dir in self.dirs()?.distinct() {
+            write(&dir.join("tasks"), &tid)?;
+        }
+        Ok(())
+    }
+
+    /// Renames it to `name` in every hierarchy and sets `resources`: a staged cgroup
+    /// becoming a sandbox's.
+    pub fn rename_with(&self, name: &str, resources: &Resources) -> Result<SandboxCgroup> {
+        validate_name(name)
+            .map_err(|reason| CgroupError::InvalidName { name: name.into(), reason })?;
+        let quota = cpu_quota_us(resources.cpu_millis)?;
+        let from = self.dirs()?.clone();
+        let to = from.renamed(name);
+        for (old, new) in from.distinct().into_iter().zip(to.distinct()) {
+            fs::rename(&old, &new).map_err(|e| io_error(format!("rename to {name:?}"), &old, e))?;
+        }
+        match &to {
+            Dirs::V1 { memory, pids, cpu, .. } => write_v1(memory, pids, cpu, resources, quota)?,
+            Dirs::V2(dir) => write_v2(dir, resources, quota)?,
+        }
+        Ok(SandboxCgroup { name: name.into(), dirs: Ok(to) })
+    }
+
     pub fn remove(&self) -> Result<()> {
         let deadline = Instant::now() + WAIT;
         for dir in self.dirs()?.distinct() {

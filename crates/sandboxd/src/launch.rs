@@ -112,6 +112,8 @@ pub struct Launcher {
     init_args: Vec<OsString>,
     setup_timeout: Duration,
     cgroups: Option<Arc<Cgroups>>,
+    /// See [`Launcher::staged`].
+    staging: Option<Arc<crate::staging::Staging>>,
     /// See [`Launcher::shared_program_dir`].
     shared_program_dir: Option<PathBuf>,
 }
@@ -123,8 +125,20 @@ impl Launcher {
             init_args: Vec::new(),
             setup_timeout: Duration::from_secs(30),
             cgroups: None,
+            staging: None,
             shared_program_dir: None,
         }
+    }
+
+    /// Keeps `size` threads staged in cgroups of their own, so that an init is cloned
+    /// straight into its sandbox's cgroup instead of being moved there (see
+    /// `staging.rs`): cgroup v1 only (elsewhere, and without [`Launcher::cgroups`],
+    /// nothing changes). Call it after `cgroups`.
+    pub fn staged(mut self, size: usize) -> Self {
+        if let Some(cgroups) = self.cgroups.as_ref().filter(|cgroups| cgroups.is_v1() && size > 0) {
+            self.staging = Some(crate::staging::Staging::new(Arc::clone(cgroups), size));
+        }
+        self
     }
 
     /// Puts every sandbox in a cgroup of its own under `cgroups`, with the spec's
@@ -235,18 +249,34 @@ impl Launcher {
         };
         let config = serde_json::to_vec(&config)
             .map_err(|e| Error::io("encoding the sandbox plan", io::Error::other(e)))?;
-        let cgroup = match &self.cgroups {
-            Some(cgroups) => Some(cgroups.create(&spec.id, &spec.resources)?),
-            None if spec.resources != Default::default() => {
-                return Err(Error::InvalidLimit {
-                    limit: "resources",
-                    value: 0,
-                    reason: "cgroup limits need a launcher with a cgroup hierarchy (Launcher::cgroups)",
-                });
-            }
-            None => None,
+        if self.cgroups.is_none() && spec.resources != Default::default() {
+            return Err(Error::InvalidLimit {
+                limit: "resources",
+                value: 0,
+                reason: "cgroup limits need a launcher with a cgroup hierarchy (Launcher::cgroups)",
+            });
+        }
+        // An init cloned by a staged thread starts in its cgroup; else it is moved there.
+        let mut staged = self.staging.as_ref().and_then(|staging| staging.take());
+        let cgroup = match (&self.cgroups, staged.as_mut()) {
+            (Some(_), Some(thread)) => Some(thread.take_cgroup(&spec.id, &spec.resources)?),
+            (Some(cgroups), None) => Some(cgroups.create(&spec.id, &spec.resources)?),
+            (None, _) => None,
         };
-        let (control, mut process) = match self.start_init(state, stdout, stderr) {
+        let in_cgroup = staged.is_some();
+        let started = self.start_init(state, stdout, stderr, move |fds, path, argv| match staged {
+            Some(thread) => thread
+                .run(move || {
+                    let cloned = clone_init(&fds, &path, &argv);
+                    (fds, cloned)
+                })
+                .map_or_else(
+                    || Err(io::Error::other("the staged thread died")),
+                    |(_, cloned)| cloned,
+                ),
+            None => clone_init(&fds, &path, &argv),
+        });
+        let (control, mut process) = match started {
             Ok(started) => started,
             Err(e) => {
                 if let Some(cgroup) = &cgroup {
@@ -262,7 +292,7 @@ impl Launcher {
         let length = (config.len() as u64).to_le_bytes();
         let _ = send_all(&control, &length).and_then(|()| send_all(&control, &config));
         if let Some(cgroup) = cgroup {
-            let added = cgroup.add(process.pid);
+            let added = if in_cgroup { Ok(()) } else { cgroup.add(process.pid) };
             process.cgroup = Some(cgroup);
             if let Err(e) = added {
                 // An init that failed meanwhile (a step, its exec) is not in the cgroup
@@ -310,11 +340,14 @@ impl Launcher {
 
     /// Clones the init with the descriptors it needs; returns our end of the control
     /// socket and the (not yet set up) sandbox.
+    /// `clone` clones the init (`clone_init`, here or on a staged thread) with the
+    /// descriptors, path and arguments given; it owns them until it returns.
     fn start_init(
         &self,
         state: StateDir,
         stdout: Output,
         stderr: Output,
+        clone: impl FnOnce(ChildFds, CString, Vec<CString>) -> io::Result<(u32, OwnedFd)>,
     ) -> Result<(UnixStream, SandboxProcess)> {
         let stdin = File::open("/dev/null").map_err(|e| Error::io("opening /dev/null", e))?;
         let mut loggers = Vec::new();
@@ -341,19 +374,18 @@ impl Launcher {
             .collect::<Result<Vec<CString>, _>>()
             .map_err(nul)?;
 
-        let (pid, pidfd) =
-            clone_init(&child, &path, &argv).map_err(|e| match e.raw_os_error() {
-                Some(errno @ (libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)) => {
-                    Error::NamespacesUnavailable(Missing::KernelRefused {
-                        namespace: "pid".into(),
-                        errno,
-                    })
-                }
-                _ => Error::io("cloning the sandbox init", e),
-            })?;
+        let (pid, pidfd) = clone(child, path, argv).map_err(|e| match e.raw_os_error() {
+            Some(errno @ (libc::EPERM | libc::EINVAL | libc::ENOSPC | libc::EUSERS)) => {
+                Error::NamespacesUnavailable(Missing::KernelRefused {
+                    namespace: "pid".into(),
+                    errno,
+                })
+            }
+            _ => Error::io("cloning the sandbox init", e),
+        })?;
         // The child has its copies; ours must close so that EOF on `control` means the
         // init is done (or gone).
-        drop((child, child_control, stdin, stdout, stderr));
+        drop((child_control, stdin, stdout, stderr));
         Ok((
             control,
             SandboxProcess {

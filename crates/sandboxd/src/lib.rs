@@ -37,6 +37,7 @@ pub mod rootless;
 pub mod seccomp;
 pub mod server;
 pub mod spec;
+pub mod staging;
 pub mod state;
 pub mod syscall;
 pub mod template;

@@ -72,6 +72,9 @@ pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
 pub const CGROUP_PARENT: &str = "dsh-sandboxes";
 /// How long one layer build (an npm install) may take.
+/// Threads kept in cgroups of their own for the next launches (see `staging.rs`): two,
+/// so that a create and a fork in quick succession both find one.
+const STAGED_THREADS: usize = 2;
 pub const LAYER_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Daemon configuration.
@@ -545,7 +548,7 @@ impl Daemon {
             )),
         };
         if let Some(cgroups) = &cgroups {
-            launcher = launcher.cgroups(cgroups.clone());
+            launcher = launcher.cgroups(cgroups.clone()).staged(STAGED_THREADS);
         }
         // Every program the daemon will run, checked together so one refusal names them
         // all (`dsh doctor` reads the same list).
@@ -592,7 +595,7 @@ impl Daemon {
         let open_files =
             open_files::OpenFileBound::for_host(file_max, config.defaults.max_processes);
         if open_files.tasks < config.defaults.max_processes {
-            tracing::warn!(
+            tracing::info!(
                 file_max,
                 configured = config.defaults.max_processes,
                 tasks = open_files.tasks,
