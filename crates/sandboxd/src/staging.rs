@@ -21,6 +21,11 @@ use crate::cgroup::{CgroupError, Cgroups, Resources, SandboxCgroup};
 /// Names of staged cgroups start with this (never a sandbox id, which has no `-`).
 pub const PREFIX: &str = "staged-";
 
+/// How long after a take the refill starts: a move into a cgroup waits for an RCU grace
+/// period, and every other wait for one meanwhile (the launch's own, bringing its
+/// loopback up) waits for it too, so it comes once the launch is done.
+const REFILL_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A few staged threads, refilled in the background.
 pub struct Staging {
     cgroups: Arc<Cgroups>,
@@ -70,6 +75,7 @@ impl Staging {
         }
         let staging = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("dsh-staging".into()).spawn(move || {
+            std::thread::sleep(REFILL_DELAY);
             while staging.lock().len() < staging.size {
                 match staging.stage_one() {
                     Ok(thread) => staging.lock().push(thread),
