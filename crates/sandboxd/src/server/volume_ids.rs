@@ -75,6 +75,7 @@ pub fn shift_owners(root: &Path, block: IdRange) -> io::Result<u64> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
