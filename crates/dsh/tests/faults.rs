@@ -299,8 +299,17 @@ async fn close_and_check(mcp: Arc<Mcp>, daemon: &Daemon, id: &str) -> Duration {
     let (status, took) = mcp.close().await;
     assert!(status.success(), "dsh mcp: {status}\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    let left: Vec<(u32, String)> =
-        processes_mentioning(id).into_iter().map(|pid| (pid, cmdline(pid).join(" "))).collect();
+    // A kill is answered once every process of the sandbox has SIGKILL pending; they are
+    // reaped right after (`lifecycle::kill_then_tear_down`), so they get a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let left = loop {
+        let left: Vec<(u32, String)> =
+            processes_mentioning(id).into_iter().map(|pid| (pid, cmdline(pid).join(" "))).collect();
+        if left.is_empty() || Instant::now() > deadline {
+            break left;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(left, [], "left behind by sandbox {id}\n{}", daemon.log());
     let listed = within("a list", Duration::from_secs(10), daemon.control().list()).await.unwrap();
     assert_eq!(listed, []);

@@ -473,16 +473,20 @@ fn default_workdir(record: &Record, spec: &SandboxSpec) -> String {
     }
 }
 
+/// What a running sandbox holds, taken out of its slot to stop it: its process, its
+/// network, and whether it was frozen; envd is no longer reachable through the slot.
+fn take_running(slot: &Slot) -> (Option<SandboxProcess>, Option<super::network::Attached>, bool) {
+    let mut inner = slot.lock();
+    inner.envd = None;
+    inner.idle.clear();
+    inner.metrics.stopped();
+    (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
+}
+
 /// Stops every process of the sandbox (SIGTERM to its init, SIGKILL after a grace
 /// period) and waits until they are gone. Files are kept.
 pub async fn stop(slot: &Slot) {
-    let (process, network, frozen) = {
-        let mut inner = slot.lock();
-        inner.envd = None;
-        inner.idle.clear();
-        inner.metrics.stopped();
-        (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
-    };
+    let (process, network, frozen) = take_running(slot);
     // Unpinned (and pasta stopped) once the sandbox is gone, whatever happens below.
     let _network = network;
     if let Some(mut process) = process {
@@ -609,13 +613,7 @@ pub async fn kill(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
 /// registry, gone, until that ends, so its uid block is not handed out meanwhile. A
 /// teardown that fails leaves a directory without a record, which the next start removes.
 pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyhow::Result<()> {
-    let (process, network, frozen) = {
-        let mut inner = slot.lock();
-        inner.envd = None;
-        inner.idle.clear();
-        inner.metrics.stopped();
-        (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
-    };
+    let (process, network, frozen) = take_running(slot);
     let store = shared.store.clone();
     let id = slot.id.clone();
     let dir = shared.store.sandbox_dir(&id);

@@ -181,7 +181,8 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
     let (id, port) = (id.as_str(), *port);
     // 502 (not 404) like E2B's edge proxy: the SDK's `is_running()` reads 502 as "not
     // running" and raises on anything else, so a killed sandbox must answer 502 too.
-    let Some(slot) = shared.slot(id) else {
+    // A killed sandbox whose teardown still runs is gone already.
+    let Some(slot) = shared.slot(id).filter(|slot| !slot.lock().gone) else {
         return ApiError::new(StatusCode::BAD_GATEWAY, format!("sandbox {id} not found"))
             .response();
     };
