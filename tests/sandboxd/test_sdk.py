@@ -93,6 +93,11 @@ def test_kill_removes_everything(daemon: Daemon):
     init_pid = int((directory / "init.pid").read_text().split()[0])
     assert (directory / "home/user/x").read_text() == "x"
     assert sbx.kill() is True
+    # The kill answers once every process has SIGKILL pending and the record is gone;
+    # reaping and the files follow right after (lifecycle::kill_then_tear_down).
+    deadline = time.monotonic() + 10
+    while (directory.exists() or Path(f"/proc/{init_pid}").exists()) and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert not directory.exists()
     assert not Path(f"/proc/{init_pid}").exists()
     assert str(directory) not in Path("/proc/self/mountinfo").read_text()
