@@ -635,6 +635,9 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
                 .with_context(|| format!("removing {}", dir.display()))?;
             store.remove(&id).context("removing the sandbox record")
         })();
+        // pasta stops (and the namespace is unpinned) before the answer: a teardown
+        // left unfinished (a daemon dropped right after) must not leave it running.
+        drop(network);
         (process, signalled)
     })
     .await
@@ -651,7 +654,6 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
                 tracing::warn!(sandbox = %slot.id, error = %e, "reaping a sandbox whose kill failed");
             }
         }
-        drop(network);
         let record = {
             let mut inner = slot.lock();
             if inner.record.phase != Phase::Creating {
@@ -675,7 +677,6 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
             {
                 tracing::warn!(sandbox = %id, error = %e, "reaping a killed sandbox");
             }
-            drop(network);
             destroy_dir(&id, dir)
         })
         .await;
