@@ -635,16 +635,18 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
                 .with_context(|| format!("removing {}", dir.display()))?;
             store.remove(&id).context("removing the sandbox record")
         })();
-        // pasta stops (and the namespace is unpinned) before the answer: a teardown
-        // left unfinished (a daemon dropped right after) must not leave it running.
-        drop(network);
-        (process, signalled)
+        // pasta gets SIGKILL before the answer too: a teardown left unfinished (a daemon
+        // dropped right after) must not leave it running.
+        if let Some(network) = &network {
+            network.kill_pasta();
+        }
+        (process, network, signalled)
     })
     .await
     .context("the kill task panicked");
-    let (process, signalled) = match killed {
-        Ok((process, signalled)) => (process, signalled),
-        Err(e) => (None, Err(e)),
+    let (process, network, signalled) = match killed {
+        Ok(killed) => killed,
+        Err(e) => (None, None, Err(e)),
     };
     if let Err(e) = signalled {
         // As `kill`: the record stays, the sandbox stopped (paused) with its files.
@@ -654,6 +656,7 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
                 tracing::warn!(sandbox = %slot.id, error = %e, "reaping a sandbox whose kill failed");
             }
         }
+        drop(network);
         let record = {
             let mut inner = slot.lock();
             if inner.record.phase != Phase::Creating {
@@ -677,6 +680,7 @@ pub async fn kill_then_tear_down(shared: &Arc<Shared>, slot: &Arc<Slot>) -> anyh
             {
                 tracing::warn!(sandbox = %id, error = %e, "reaping a killed sandbox");
             }
+            drop(network);
             destroy_dir(&id, dir)
         })
         .await;

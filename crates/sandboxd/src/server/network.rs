@@ -547,6 +547,19 @@ impl Attached {
     /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
     /// and stops pasta, waiting until it is gone: a kill that answered must leave no
     /// process of the sandbox behind.
+    /// Sends pasta SIGKILL without waiting for it (a kill's answer comes first; the
+    /// detach that follows finds it gone).
+    pub fn kill_pasta(&self) {
+        if let Some(pid) = std::fs::read_to_string(&self.pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
+            .filter(|pid| *pid > 1 && is_pasta(*pid))
+        {
+            // SAFETY: plain kill(2) of a pid checked to be pasta just before.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+
     pub fn detach(&mut self) {
         self.divert = None;
         if let Ok(pin) = std::ffi::CString::new(self.pin.as_os_str().as_encoded_bytes()) {
