@@ -8,7 +8,9 @@
 //! why that thread is never one tokio uses: it does nothing but make sockets, entering
 //! each request's namespace and then going back to the host's, so it is kept rather than
 //! started for each socket, which cost a connection 0.2-0.5 ms, and holds no sandbox's
-//! namespace alive.)
+//! namespace alive. An ordinary user's daemon may not enter its own namespace again:
+//! there the kept thread stays in the first sandbox's, making no socket there again, and
+//! every socket gets a thread of its own.)
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -64,13 +66,28 @@ fn socket_maker(fresh: bool) -> io::Result<std::sync::mpsc::Sender<SocketRequest
     let (sender, requests) = std::sync::mpsc::channel::<SocketRequest>();
     std::thread::Builder::new().name("dsh-netns".into()).stack_size(64 * 1024).spawn(
         move || {
+            let mut returns_home = true;
             for (netns, mark, reply) in requests {
+                if !returns_home {
+                    // A thread of its own per socket, which ends right after.
+                    let spawned = std::thread::Builder::new()
+                        .name("dsh-netns-once".into())
+                        .stack_size(64 * 1024)
+                        .spawn(move || {
+                            let _ = reply.send(make_socket(&netns, mark));
+                        });
+                    if let Err(e) = spawned {
+                        tracing::warn!(error = %e, "no thread to make a socket in a sandbox");
+                    }
+                    continue;
+                }
                 let _ = reply.send(make_socket(&netns, mark));
                 // SAFETY: setns affects this thread only. A thread that cannot go back
-                // ends: it must never make a socket anywhere it was not asked to.
+                // (an ordinary user's daemon may not enter the namespace it started in)
+                // makes no socket here again: every later one gets a thread of its own.
                 if unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) } == -1 {
-                    tracing::error!(error = %io::Error::last_os_error(), "the netns thread cannot return to the host's namespace; ending it");
-                    return;
+                    tracing::debug!(error = %io::Error::last_os_error(), "the netns thread cannot return to the daemon's namespace; a thread per socket from now on");
+                    returns_home = false;
                 }
             }
         },
