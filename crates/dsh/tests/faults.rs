@@ -313,11 +313,19 @@ async fn close_and_check(mcp: Arc<Mcp>, daemon: &Daemon, id: &str) -> Duration {
     assert_eq!(left, [], "left behind by sandbox {id}\n{}", daemon.log());
     let listed = within("a list", Duration::from_secs(10), daemon.control().list()).await.unwrap();
     assert_eq!(listed, []);
+    // The sandbox's files and mounts go in the same teardown, after the answer.
     let dir = daemon.state.join(format!("sandboxes/{id}"));
-    assert!(!dir.exists(), "{} is left", dir.display());
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    let mounts: Vec<&str> = mountinfo.lines().filter(|line| line.contains(id)).collect();
-    assert_eq!(mounts, Vec::<&str>::new());
+    let mounts = loop {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let mounts: Vec<String> =
+            mountinfo.lines().filter(|line| line.contains(id)).map(str::to_owned).collect();
+        if (mounts.is_empty() && !dir.exists()) || Instant::now() > deadline {
+            break mounts;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(!dir.exists(), "{} is left\n{}", dir.display(), daemon.log());
+    assert_eq!(mounts, Vec::<String>::new());
     assert!(!daemon.log().contains("panicked"), "{}", daemon.log());
     took
 }

@@ -398,11 +398,12 @@ pub fn build_with_cgroup(
         },
         Step::SetHostname { name: spec.id.clone() },
     ]);
-    if let (true, Some(path)) = (spec.net.is_own_namespace(), &spec.netns) {
-        steps.push(Step::JoinNetworkNamespace { path: path.clone() });
-    }
-    if spec.net.is_own_namespace() {
-        steps.push(Step::LoopbackUp);
+    // A namespace the daemon made has its loopback up already (`spare_netns.rs`): a
+    // second bring-up would wait for the kernel's rtnl lock for nothing.
+    match (spec.net.is_own_namespace(), &spec.netns) {
+        (true, Some(path)) => steps.push(Step::JoinNetworkNamespace { path: path.clone() }),
+        (true, None) => steps.push(Step::LoopbackUp),
+        (false, _) => {}
     }
 
     // The root persists: an overlay over an empty lower layer whose upper layer is the

@@ -337,6 +337,18 @@ fn no_network_adds_a_net_namespace_with_loopback_up() {
 }
 
 #[test]
+fn a_private_network_joins_the_daemons_namespace_whose_loopback_is_up_already() {
+    let mut spec = base_spec();
+    spec.net = Net::Private;
+    spec.netns = Some(PathBuf::from("/state/netns/sbx-1"));
+    let steps = build(&spec, &merged_usr_host(), Path::new(PROGRAM)).unwrap();
+    assert_eq!(
+        render(&steps[..7]),
+        "umask 022\nuserns 0-65535 = 100000+\nunshare mount|uts|ipc|cgroup\nmake-rprivate /\nhostname sbx-1\njoin netns /state/netns/sbx-1\nmkdir /s/rootfs 0755\n"
+    );
+}
+
+#[test]
 fn template_extras_files_nesting_and_memory_limit() {
     let mut spec = base_spec();
     spec.template = Template {

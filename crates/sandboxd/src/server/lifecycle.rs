@@ -203,8 +203,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let attached = if spec.net == Net::Private {
         let dir = shared.config.state_dir.join(NETNS_DIR);
         let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
+        let spares = Arc::clone(&shared.spare_netns);
         let attached = tokio::task::spawn_blocking(move || {
-            crate::server::network::Attached::start(&dir, &id, &egress)
+            crate::server::network::Attached::start(&dir, &id, &egress, &spares)
         })
         .await
         .context("the network task panicked")??;

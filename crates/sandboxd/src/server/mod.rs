@@ -33,6 +33,7 @@ pub use pool::machine_cap as pool_cap;
 mod proxy;
 pub mod registry;
 mod snapshots;
+pub mod spare_netns;
 mod volume_content;
 mod volume_ids;
 mod volume_quota;
@@ -236,6 +237,8 @@ pub(crate) struct Shared {
     teardowns: Teardowns,
     /// Recent creates per template, for an auto pool's size.
     demand: pool::Demand,
+    /// Network namespaces made ahead for launches (see `spare_netns.rs`).
+    spare_netns: Arc<spare_netns::SpareNamespaces>,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
@@ -608,6 +611,7 @@ impl Daemon {
             open_files,
             teardowns: Teardowns::default(),
             demand: pool::Demand::default(),
+            spare_netns: Arc::default(),
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,

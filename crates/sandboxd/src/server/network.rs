@@ -18,14 +18,15 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Divert, Domain};
+use super::spare_netns::{SpareNamespace, SpareNamespaces};
 use crate::spec::private_net;
-use crate::syscall::Syscall as _;
 
 /// Entries in `allowOut` or `denyOut` at most.
 pub const MAX_RULES: usize = 1000;
@@ -317,7 +318,12 @@ impl Attached {
     ///
     /// Runs on a thread of the tokio runtime's blocking pool: the domain filter is
     /// served on that runtime.
-    pub fn start(dir: &Path, id: &str, egress: &Egress) -> anyhow::Result<Attached> {
+    pub fn start(
+        dir: &Path,
+        id: &str,
+        egress: &Egress,
+        spares: &Arc<SpareNamespaces>,
+    ) -> anyhow::Result<Attached> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut attached = Attached {
             pin: dir.join(id),
@@ -329,14 +335,12 @@ impl Attached {
         attached.detach();
         std::fs::File::create(&attached.pin)
             .with_context(|| format!("creating {}", attached.pin.display()))?;
-        let pin = attached.pin.clone();
-        let listener = std::thread::Builder::new()
-            .name("dsh-netns-new".into())
-            .spawn(move || new_namespace_pinned_at(&pin))
-            .context("starting a thread")?
-            .join()
-            .map_err(|_| anyhow::anyhow!("the namespace thread panicked"))?
-            .context("making the sandbox's network namespace")?;
+        let spare = match spares.take() {
+            Some(spare) => spare,
+            None => SpareNamespace::make().context("making the sandbox's network namespace")?,
+        };
+        let listener =
+            spare.pin_at(&attached.pin).context("pinning the sandbox's network namespace")?;
         let namespace =
             std::fs::File::open(&attached.pin).context("opening the pinned namespace")?;
         let divert = Divert::serve(listener, namespace.into(), egress.domains())
@@ -616,17 +620,7 @@ pub fn clean_up(dir: &Path, id: &str) {
 /// Runs on a thread of its own, which ends right after: makes a network namespace for
 /// itself (a thread may, unlike for user or mount namespaces), pins it to `pin`, brings
 /// its loopback up and opens the domain filter's listener there.
-fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<std::net::TcpListener> {
-    // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which exits afterwards.
-    if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    bind("/proc/thread-self/ns/net", pin)?;
-    crate::syscall::LinuxSyscall::default().loopback_up()?;
-    Divert::listener_here()
-}
-
-fn bind(source: &str, target: &Path) -> std::io::Result<()> {
+pub(super) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
     let nul = |_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in a path");
     let source = std::ffi::CString::new(source).map_err(nul)?;
     let target = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).map_err(nul)?;
