@@ -238,8 +238,10 @@ impl Embedded {
         let mut config = daemon_config(&state.path().join("state"), settings)?;
         config.listen = "127.0.0.1:0".parse()?;
         // One process's daemon: a sandbox started ahead would mostly be thrown away.
+        // Nor a network set up ahead.
         if settings.pool.is_none() {
             config.pool = dsh_sandboxd::server::PoolSize::Fixed(0);
+            config.spare_networks = 0;
         }
         let daemon = dsh_sandboxd::Daemon::start(config).await.context(
             "cannot start the embedded local sandbox daemon (local sandboxes need root, or user namespaces)",

@@ -24,7 +24,7 @@ use rustix::process::{WaitId, WaitIdOptions};
 
 use crate::cgroup::{Cgroups, SandboxCgroup};
 use crate::error::{Error, Missing, Result};
-use crate::layout::HostLayout;
+use crate::layout_cache::LayoutCache;
 use crate::plan::{self, Step};
 use crate::privileges;
 use crate::seccomp::{self, Program};
@@ -116,6 +116,8 @@ pub struct Launcher {
     staging: Option<Arc<crate::staging::Staging>>,
     /// See [`Launcher::shared_program_dir`].
     shared_program_dir: Option<PathBuf>,
+    /// The host's layout, kept while it does not change (see `layout_cache.rs`).
+    layouts: Arc<LayoutCache>,
 }
 
 impl Launcher {
@@ -127,6 +129,7 @@ impl Launcher {
             cgroups: None,
             staging: None,
             shared_program_dir: None,
+            layouts: Arc::default(),
         }
     }
 
@@ -221,7 +224,7 @@ impl Launcher {
         }
 
         let Payload { program, args, env, stdout, stderr } = payload;
-        let layout = HostLayout::probe_template(&spec.template);
+        let layout = self.layouts.probe_template(&spec.template);
         let program_inside = plan::program_inside(&program)?;
         match &self.shared_program_dir {
             Some(dir) => link_program_dir(&program, dir, &state.program())?,

@@ -56,6 +56,15 @@ impl HostLayout {
     /// Looks at each path without following a final symlink.
     /// Directories are searched for [`Private`] entries (except [`NOT_SEARCHED`]).
     pub fn probe<'a>(paths: impl IntoIterator<Item = &'a Path>) -> HostLayout {
+        HostLayout::probe_seeing_dirs(paths, &mut |_| {})
+    }
+
+    /// [`HostLayout::probe`], calling `searching` with each directory before it is read
+    /// (where [`crate::layout_cache`] watches for changes).
+    pub(crate) fn probe_seeing_dirs<'a>(
+        paths: impl IntoIterator<Item = &'a Path>,
+        searching: &mut dyn FnMut(&Path),
+    ) -> HostLayout {
         let mut entries: BTreeMap<PathBuf, HostEntry> =
             paths.into_iter().map(|path| (path.to_owned(), probe_one(path))).collect();
         let mut private = Vec::new();
@@ -63,7 +72,7 @@ impl HostLayout {
             if matches!(entry, HostEntry::Dir { .. })
                 && !NOT_SEARCHED.iter().any(|skipped| path == Path::new(skipped))
             {
-                find_private(path, &mut private);
+                find_private(path, &mut private, searching);
             }
         }
         let idmap = crate::rootless::blocks_inside().is_none();
@@ -135,10 +144,11 @@ fn unmapped_to_root(id: u32) -> u32 {
 
 /// Walks `dir` (without following symlinks, not into private directories) and collects
 /// what others may not read. Unreadable directories are private themselves.
-fn find_private(dir: &Path, private: &mut Vec<Private>) {
+fn find_private(dir: &Path, private: &mut Vec<Private>, searching: &mut dyn FnMut(&Path)) {
     let mut pending = vec![dir.to_owned()];
     let start = private.len();
     while let Some(dir) = pending.pop() {
+        searching(&dir);
         let Ok(entries) = fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
             let Ok(meta) = entry.metadata() else { continue };

@@ -29,6 +29,7 @@ pub mod exec;
 pub mod init;
 pub mod launch;
 pub mod layout;
+pub mod layout_cache;
 pub mod oci;
 pub mod plan;
 pub mod privileges;

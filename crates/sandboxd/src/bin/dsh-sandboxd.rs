@@ -50,6 +50,10 @@ enum Command {
         /// (sized to the machine and to demand).
         #[arg(long, default_value = "auto")]
         pool: dsh_sandboxd::server::PoolSize,
+        /// Private networks kept set up ahead (namespace, pasta, default rules) for
+        /// launches the pool cannot serve: forks, restarts, bursts. 0: none.
+        #[arg(long, default_value_t = dsh_sandboxd::server::spare_netns::SPARES)]
+        spare_networks: usize,
         /// private (own namespace, egress through pasta, the host out of reach), none
         /// (loopback only) or host (the host's network: unsafe).
         #[arg(long, default_value = "private")]
@@ -86,6 +90,7 @@ fn main() -> anyhow::Result<()> {
         envd_start_timeout,
         isolation,
         pool,
+        spare_networks,
         net,
         disk_mb,
         disk_image_mb,
@@ -99,6 +104,7 @@ fn main() -> anyhow::Result<()> {
     config.envd_start_timeout = Duration::from_secs(envd_start_timeout);
     config.isolation = isolation;
     config.pool = pool;
+    config.spare_networks = spare_networks;
     config.net = net;
     config.defaults.disk_mb = disk_mb;
     config.disk_image_mb = disk_image_mb;

@@ -73,9 +73,10 @@ pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
 pub const CGROUP_PARENT: &str = "dsh-sandboxes";
 /// How long one layer build (an npm install) may take.
-/// Threads kept in cgroups of their own for the next launches (see `staging.rs`): two,
-/// so that a create and a fork in quick succession both find one.
-const STAGED_THREADS: usize = 2;
+/// Threads kept in cgroups of their own for the next launches (see `staging.rs`): four,
+/// so that forks one after another (one every 30 ms) do not outrun the refill, which
+/// waits 100 ms after a take. Each is an idle thread and an empty cgroup.
+const STAGED_THREADS: usize = 4;
 pub const LAYER_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Daemon configuration.
@@ -118,6 +119,9 @@ pub struct Config {
     pub pool: PoolSize,
     /// How long a create counts as demand for an auto pool (see `pool.rs`).
     pub pool_window: Duration,
+    /// Private networks kept set up ahead for launches that cannot come from the pool
+    /// (forks, restarts, bursts); see `spare_netns.rs`. 0: none.
+    pub spare_networks: usize,
     /// The network every sandbox gets: by default a private one (see `network.rs`);
     /// `Net::Host` shares the host's (unsafe: the host and its LAN are reachable).
     pub net: crate::spec::Net,
@@ -196,6 +200,7 @@ impl Config {
             defaults: SandboxDefaults::default(),
             pool: PoolSize::Auto,
             pool_window: pool::DEMAND_WINDOW,
+            spare_networks: spare_netns::SPARES,
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
@@ -237,8 +242,8 @@ pub(crate) struct Shared {
     teardowns: Teardowns,
     /// Recent creates per template, for an auto pool's size.
     demand: pool::Demand,
-    /// Network namespaces made ahead for launches (see `spare_netns.rs`).
-    spare_netns: Arc<spare_netns::SpareNamespaces>,
+    /// Private networks made ahead for launches (see `spare_netns.rs`).
+    spare_netns: Arc<spare_netns::SpareNetworks>,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
@@ -611,7 +616,10 @@ impl Daemon {
             open_files,
             teardowns: Teardowns::default(),
             demand: pool::Demand::default(),
-            spare_netns: Arc::default(),
+            spare_netns: Arc::new(spare_netns::SpareNetworks::new(
+                state_dir.join(lifecycle::NETNS_DIR),
+                config.spare_networks,
+            )),
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,
@@ -727,6 +735,10 @@ impl Daemon {
         self.reaper.abort();
         self.sampler.abort();
         self.shared.stopping.store(true, std::sync::atomic::Ordering::SeqCst);
+        let spares = Arc::clone(&self.shared.spare_netns);
+        if let Err(e) = tokio::task::spawn_blocking(move || spares.shut_down()).await {
+            tracing::warn!(error = %e, "detaching the networks made ahead");
+        }
         let mut pauses = tokio::task::JoinSet::new();
         for slot in self.shared.slots() {
             let shared = self.shared.clone();

@@ -25,7 +25,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Divert, Domain};
-use super::spare_netns::{SpareNamespace, SpareNamespaces};
+use super::spare_netns::{SpareNetworks, TakenNetwork};
 use crate::spec::private_net;
 
 /// Entries in `allowOut` or `denyOut` at most.
@@ -299,6 +299,9 @@ pub struct Attached {
     pin: PathBuf,
     /// pasta's pid file.
     pid_file: PathBuf,
+    /// Where a network made ahead was first pinned, and its pasta's pid file (see
+    /// `spare_netns.rs`): removed with the rest.
+    spare: Option<(PathBuf, PathBuf)>,
     /// The rules and pasta being set up, until [`Attached::wait_ready`].
     setting_up: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     /// The domain filter on the sandbox's loopback (dropped, and stopped, first).
@@ -322,12 +325,13 @@ impl Attached {
         dir: &Path,
         id: &str,
         egress: &Egress,
-        spares: &Arc<SpareNamespaces>,
+        spares: &Arc<SpareNetworks>,
     ) -> anyhow::Result<Attached> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut attached = Attached {
             pin: dir.join(id),
             pid_file: dir.join(format!("{id}.pasta.pid")),
+            spare: None,
             setting_up: None,
             divert: None,
         };
@@ -335,21 +339,46 @@ impl Attached {
         attached.detach();
         std::fs::File::create(&attached.pin)
             .with_context(|| format!("creating {}", attached.pin.display()))?;
-        let spare = match spares.take() {
-            Some(spare) => spare,
-            None => SpareNamespace::make().context("making the sandbox's network namespace")?,
-        };
-        let listener =
-            spare.pin_at(&attached.pin).context("pinning the sandbox's network namespace")?;
-        let namespace =
-            std::fs::File::open(&attached.pin).context("opening the pinned namespace")?;
-        let divert = Divert::serve(listener, namespace.into(), egress.domains())
-            .context("starting the sandbox's domain filter")?;
-        let divert_port = divert.port();
-        attached.divert = Some(divert);
-        let (pin, pid_file, egress) =
-            (attached.pin.clone(), attached.pid_file.clone(), egress.clone());
-        attached.setting_up = Some(
+        match spares.take() {
+            Some(spare) => attached.start_from(spare, egress)?,
+            None => attached.start_afresh(egress)?,
+        }
+        Ok(attached)
+    }
+
+    /// Takes over a network made ahead: pins it at the sandbox's id too, and loads
+    /// `egress` in the background unless the rules loaded already are the same.
+    fn start_from(&mut self, spare: TakenNetwork, egress: &Egress) -> anyhow::Result<()> {
+        let TakenNetwork { pin, pid_file, listener, loaded } = spare;
+        self.spare = Some((pin.clone(), pid_file.clone()));
+        bind(&pin.to_string_lossy(), &self.pin)
+            .context("pinning the sandbox's network namespace")?;
+        let pid = std::fs::read(&pid_file).context("reading pasta's pid file")?;
+        std::fs::write(&self.pid_file, pid)
+            .with_context(|| format!("writing {}", self.pid_file.display()))?;
+        let divert_port = self.serve_divert(listener, egress)?;
+        let rules =
+            ruleset(egress, &host_addresses(), Some(divert_port)).map_err(anyhow::Error::msg)?;
+        if rules != loaded {
+            let pin = self.pin.clone();
+            self.setting_up = Some(
+                std::thread::Builder::new()
+                    .name("dsh-netns-up".into())
+                    .spawn(move || nft_in(&pin, &rules).context("nft refused the egress rules"))
+                    .context("starting a thread")?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Makes the namespace now and starts loading `egress` and attaching pasta in the
+    /// background.
+    fn start_afresh(&mut self, egress: &Egress) -> anyhow::Result<()> {
+        let listener = super::spare_netns::new_namespace_pinned_at(&self.pin)
+            .context("making the sandbox's network namespace")?;
+        let divert_port = self.serve_divert(listener, egress)?;
+        let (pin, pid_file, egress) = (self.pin.clone(), self.pid_file.clone(), egress.clone());
+        self.setting_up = Some(
             std::thread::Builder::new()
                 .name("dsh-netns-up".into())
                 .spawn(move || {
@@ -364,7 +393,21 @@ impl Attached {
                 })
                 .context("starting a thread")?,
         );
-        Ok(attached)
+        Ok(())
+    }
+
+    /// Serves the domain filter on `listener` (bound in the pinned namespace); its port.
+    fn serve_divert(
+        &mut self,
+        listener: std::net::TcpListener,
+        egress: &Egress,
+    ) -> anyhow::Result<u16> {
+        let namespace = std::fs::File::open(&self.pin).context("opening the pinned namespace")?;
+        let divert = Divert::serve(listener, namespace.into(), egress.domains())
+            .context("starting the sandbox's domain filter")?;
+        let port = divert.port();
+        self.divert = Some(divert);
+        Ok(port)
     }
 
     /// Waits until the rules are loaded and pasta is up.
@@ -403,7 +446,7 @@ pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Re
 }
 
 /// Runs `nft -f -` with `commands` in the namespace pinned at `pin`. Blocking.
-fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
+pub(super) fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
     let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
     let fd = namespace.as_raw_fd();
     let mut command = Command::new(NFT);
@@ -521,7 +564,7 @@ fn address_events() -> std::io::Result<std::os::fd::OwnedFd> {
 }
 
 /// Attaches pasta to the namespace pinned at `pin`; returns once its interface is up.
-fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
+pub(super) fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
     let prefix = private_net::PREFIX.to_string();
     let mut command = Command::new(PASTA);
     command
@@ -548,9 +591,6 @@ fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
 }
 
 impl Attached {
-    /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
-    /// and stops pasta, waiting until it is gone: a kill that answered must leave no
-    /// process of the sandbox behind.
     /// Sends pasta SIGKILL without waiting for it (a kill's answer comes first; the
     /// detach that follows finds it gone).
     pub fn kill_pasta(&self) {
@@ -564,22 +604,34 @@ impl Attached {
         }
     }
 
+    /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
+    /// and stops pasta, waiting until it is gone: a kill that answered must leave no
+    /// process of the sandbox behind.
     pub fn detach(&mut self) {
         self.divert = None;
-        if let Ok(pin) = std::ffi::CString::new(self.pin.as_os_str().as_encoded_bytes()) {
-            // SAFETY: umount2 of a valid path; a pin that is not mounted fails harmlessly.
-            unsafe { libc::umount2(pin.as_ptr(), libc::MNT_DETACH) };
+        detach_pinned(&self.pin, &self.pid_file);
+        if let Some((pin, pid_file)) = self.spare.take() {
+            detach_pinned(&pin, &pid_file);
         }
-        let _ = std::fs::remove_file(&self.pin);
-        if let Some(pid) = std::fs::read_to_string(&self.pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
-            .filter(|pid| *pid > 1 && is_pasta(*pid))
-        {
-            stop_pasta(pid);
-        }
-        let _ = std::fs::remove_file(&self.pid_file);
     }
+}
+
+/// Unpins the namespace pinned at `pin` (pasta exits when its file goes) and stops the
+/// pasta whose pid file is `pid_file`, waiting until it is gone.
+pub(super) fn detach_pinned(pin: &Path, pid_file: &Path) {
+    if let Ok(pin) = std::ffi::CString::new(pin.as_os_str().as_encoded_bytes()) {
+        // SAFETY: umount2 of a valid path; a pin that is not mounted fails harmlessly.
+        unsafe { libc::umount2(pin.as_ptr(), libc::MNT_DETACH) };
+    }
+    let _ = std::fs::remove_file(pin);
+    if let Some(pid) = std::fs::read_to_string(pid_file)
+        .ok()
+        .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
+        .filter(|pid| *pid > 1 && is_pasta(*pid))
+    {
+        stop_pasta(pid);
+    }
+    let _ = std::fs::remove_file(pid_file);
 }
 
 impl Drop for Attached {
@@ -594,6 +646,7 @@ impl Drop for Attached {
         let rest = Attached {
             pin: std::mem::take(&mut self.pin),
             pid_file: std::mem::take(&mut self.pid_file),
+            spare: self.spare.take(),
             setting_up: None,
             divert: None,
         };
@@ -612,14 +665,13 @@ pub fn clean_up(dir: &Path, id: &str) {
     drop(Attached {
         pin: dir.join(id),
         pid_file: dir.join(format!("{id}.pasta.pid")),
+        spare: None,
         setting_up: None,
         divert: None,
     });
 }
 
-/// Runs on a thread of its own, which ends right after: makes a network namespace for
-/// itself (a thread may, unlike for user or mount namespaces), pins it to `pin`, brings
-/// its loopback up and opens the domain filter's listener there.
+/// Bind-mounts `source` (a namespace file) onto `target` (an existing file): a pin.
 pub(super) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
     let nul = |_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in a path");
     let source = std::ffi::CString::new(source).map_err(nul)?;

@@ -1,133 +1,247 @@
-//! Network namespaces made ahead, each with its loopback up and the domain filter's
-//! listener bound in it, so that a launch that cannot come from the pool (a fork, a
-//! restart, a burst) does not make one on its critical path.
+//! Private networks made ahead: a network namespace with its loopback up, the domain
+//! filter's listener bound in it, pasta attached and the default egress rules loaded, so
+//! that a launch that cannot come from the pool (a fork, a restart, a burst) does not
+//! set one up on its critical path.
 //!
-//! Making a network namespace and bringing its `lo` up both wait on the kernel: the
-//! first for the pernet lock and its RCU work, the second for `rtnl_lock`, which a
-//! namespace being torn down beside it (a sandbox just killed) holds across RCU grace
-//! periods. On this project's 2-core CI host the two cost 12-25 ms together, most of a
-//! fork's round trip. A spare is held only by a descriptor: a daemon that dies leaves
-//! nothing pinned. A launch takes one and pins it where the sandbox's namespace is
-//! expected (a bind mount, microseconds); where none is ready it makes one as before.
+//! On this project's 2-core CI host pasta takes 15-30 ms to attach (it touches 16 MiB of
+//! static tables at start), `nft` 9-20 ms to load the rules, and the namespace with its
+//! loopback 12-25 ms (the pernet lock, and `rtnl_lock`, which a namespace being torn down
+//! beside it holds across RCU grace periods): each alone longer than the rest of a fork.
+//!
+//! A spare is pinned at `netns/spare-<hex>`, pasta's pid file beside it. A launch that
+//! takes one pins the same namespace at `netns/<id>` too (a bind mount, microseconds;
+//! pasta watches its own file name, which stays) and copies the pid file to
+//! `netns/<id>.pasta.pid`, so everything that finds a sandbox's network by its id still
+//! does; the detach removes both. A daemon's start removes spares an earlier one left.
 
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::Path;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::network::{self, Egress};
 use crate::syscall::Syscall as _;
 
-/// How many namespaces are kept ready.
-const SPARES: usize = 2;
+/// How many networks are kept ready by default. Each holds a pasta (~20 MiB).
+pub const SPARES: usize = 2;
 
 /// How long after a take the refill starts: it waits on the same kernel locks as the
 /// launch that took one, so it comes once that launch is done.
 const REFILL_DELAY: Duration = Duration::from_millis(100);
 
-/// A network namespace made ahead: its loopback is up and `listener` is bound on it.
-pub struct SpareNamespace {
-    namespace: OwnedFd,
-    listener: std::net::TcpListener,
+/// Names of spares' pins start with this (never a sandbox id, which has no `-`).
+pub const PREFIX: &str = "spare-";
+
+/// A private network made ahead (see the module's documentation). Dropped unused, it
+/// is detached: pasta stopped, the pin removed.
+pub struct SpareNetwork {
+    pin: PathBuf,
+    pid_file: PathBuf,
+    listener: Option<TcpListener>,
+    /// The ruleset loaded in it (what [`network::ruleset`] gave for the default egress).
+    loaded: String,
 }
 
-impl SpareNamespace {
-    /// Makes one on a thread of its own, which ends with it (a thread that unshared its
-    /// network namespace cannot always enter the daemon's again: an ordinary user's).
-    pub fn make() -> std::io::Result<SpareNamespace> {
-        std::thread::Builder::new()
-            .name("dsh-netns-new".into())
-            .spawn(make_here)?
-            .join()
-            .map_err(|_| std::io::Error::other("the namespace thread panicked"))?
+/// What a launch gets of a spare: where it is pinned, pasta's pid file, the domain
+/// filter's listener and the rules loaded in it. The caller owns the cleanup from then on.
+pub struct TakenNetwork {
+    pub pin: PathBuf,
+    pub pid_file: PathBuf,
+    pub listener: TcpListener,
+    pub loaded: String,
+}
+
+impl SpareNetwork {
+    /// Makes one under `dir`: blocking, tens of milliseconds.
+    fn make(dir: &Path) -> anyhow::Result<SpareNetwork> {
+        use anyhow::Context as _;
+        let name = format!("{PREFIX}{}", crate::exec::random_uuid().replace('-', ""));
+        let pin = dir.join(&name);
+        std::fs::File::create(&pin).with_context(|| format!("creating {}", pin.display()))?;
+        let mut spare = SpareNetwork {
+            pid_file: dir.join(format!("{name}.pasta.pid")),
+            pin,
+            listener: None,
+            loaded: String::new(),
+        };
+        let listener =
+            new_namespace_pinned_at(&spare.pin).context("making a network namespace ahead")?;
+        let port = listener.local_addr().context("the domain filter's port")?.port();
+        spare.listener = Some(listener);
+        network::start_pasta(&spare.pin, &spare.pid_file)?;
+        let rules = network::ruleset(&Egress::default(), &network::host_addresses(), Some(port))
+            .map_err(anyhow::Error::msg)?;
+        network::nft_in(&spare.pin, &rules).context("nft refused the default egress rules")?;
+        spare.loaded = rules;
+        Ok(spare)
     }
 
-    /// Pins the namespace at `pin` (an existing empty file) and returns the domain
-    /// filter's listener made in it.
-    pub fn pin_at(self, pin: &Path) -> std::io::Result<std::net::TcpListener> {
-        let source = format!("/proc/self/fd/{}", self.namespace.as_raw_fd());
-        super::network::bind(&source, pin)?;
-        Ok(self.listener)
+    fn take(mut self) -> Option<TakenNetwork> {
+        let listener = self.listener.take()?;
+        Some(TakenNetwork {
+            pin: std::mem::take(&mut self.pin),
+            pid_file: std::mem::take(&mut self.pid_file),
+            listener,
+            loaded: std::mem::take(&mut self.loaded),
+        })
     }
 }
 
-fn make_here() -> std::io::Result<SpareNamespace> {
-    // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which ends afterwards.
-    if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
-        return Err(std::io::Error::last_os_error());
+impl Drop for SpareNetwork {
+    fn drop(&mut self) {
+        if !self.pin.as_os_str().is_empty() {
+            network::detach_pinned(&self.pin, &self.pid_file);
+        }
     }
-    let namespace = std::fs::File::open("/proc/thread-self/ns/net")?.into();
-    crate::syscall::LinuxSyscall::default().loopback_up()?;
-    let listener = super::domains::Divert::listener_here()?;
-    Ok(SpareNamespace { namespace, listener })
+}
+
+/// Makes a network namespace on a thread of its own (which ends with it: a thread that
+/// unshared its network namespace cannot always enter the daemon's again, an ordinary
+/// user's), pins it at `pin` (an existing empty file), brings its loopback up and binds
+/// the domain filter's listener in it.
+pub fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<TcpListener> {
+    let pin = pin.to_owned();
+    std::thread::Builder::new()
+        .name("dsh-netns-new".into())
+        .spawn(move || {
+            // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which ends afterwards.
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            network::bind("/proc/thread-self/ns/net", &pin)?;
+            crate::syscall::LinuxSyscall::default().loopback_up()?;
+            super::domains::Divert::listener_here()
+        })?
+        .join()
+        .map_err(|_| std::io::Error::other("the namespace thread panicked"))?
 }
 
 /// The spares, refilled in the background after each take. Filling starts at the first
 /// take: a daemon whose sandboxes never have a network of their own makes none.
-#[derive(Default)]
-pub struct SpareNamespaces {
-    ready: Mutex<Vec<SpareNamespace>>,
+pub struct SpareNetworks {
+    dir: PathBuf,
+    size: usize,
+    ready: Mutex<Vec<SpareNetwork>>,
     refilling: AtomicBool,
-    /// Set when making one failed: launches make their own from then on, said once.
-    failed: AtomicBool,
+    /// The refill's thread, joined at shutdown: one cut short would leave pasta running.
+    refiller: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Set when making one failed (or at shutdown): launches set up their own from
+    /// then on.
+    off: AtomicBool,
 }
 
-impl SpareNamespaces {
-    /// A spare, if one is ready; a refill starts either way.
-    pub fn take(self: &Arc<Self>) -> Option<SpareNamespace> {
-        let taken = self.lock().pop();
-        self.refill();
-        taken
+impl SpareNetworks {
+    /// `size` spares under `dir` (the daemon's `netns` directory), after removing those
+    /// an earlier daemon left there.
+    pub fn new(dir: PathBuf, size: usize) -> SpareNetworks {
+        clean_up(&dir);
+        SpareNetworks {
+            dir,
+            size,
+            ready: Mutex::new(Vec::new()),
+            refilling: AtomicBool::new(false),
+            refiller: Mutex::new(None),
+            off: AtomicBool::new(size == 0),
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<SpareNamespace>> {
+    /// A spare, if one is ready; a refill starts either way.
+    pub fn take(self: &Arc<Self>) -> Option<TakenNetwork> {
+        let taken = self.lock().pop();
+        self.refill();
+        taken.and_then(SpareNetwork::take)
+    }
+
+    /// Stops refilling, waits for a refill under way, and detaches every spare (at the
+    /// daemon's shutdown). Blocking.
+    pub fn shut_down(&self) {
+        self.off.store(true, Ordering::SeqCst);
+        let refiller = self.refiller.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(refiller) = refiller {
+            let _ = refiller.join();
+        }
+        let spares = std::mem::take(&mut *self.lock());
+        drop(spares);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<SpareNetwork>> {
         self.ready.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn refill(self: &Arc<Self>) {
-        if self.failed.load(Ordering::SeqCst) || self.refilling.swap(true, Ordering::SeqCst) {
+        if self.off.load(Ordering::SeqCst) || self.refilling.swap(true, Ordering::SeqCst) {
             return;
         }
         // Weak: a daemon dropped meanwhile frees its spares without waiting for this.
         let spares = Arc::downgrade(self);
         let spawned = std::thread::Builder::new().name("dsh-netns-spares".into()).spawn(move || {
-            std::thread::sleep(REFILL_DELAY);
+            // In steps, so that a shutdown (which joins this thread) need not wait.
+            let waiting = std::time::Instant::now();
+            while waiting.elapsed() < REFILL_DELAY {
+                match spares.upgrade() {
+                    Some(spares) if !spares.off.load(Ordering::SeqCst) => {}
+                    _ => return,
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
             while let Some(spares) = spares.upgrade() {
-                if spares.lock().len() >= SPARES {
+                if spares.off.load(Ordering::SeqCst) || spares.lock().len() >= spares.size {
                     spares.refilling.store(false, Ordering::SeqCst);
                     return;
                 }
-                match SpareNamespace::make() {
+                match SpareNetwork::make(&spares.dir) {
+                    // A shutdown meanwhile: this one goes at once (dropped here).
+                    Ok(spare) if spares.off.load(Ordering::SeqCst) => drop(spare),
                     Ok(spare) => spares.lock().push(spare),
                     Err(e) => {
-                        tracing::warn!(error = %e, "making a network namespace ahead failed; launches make their own");
-                        spares.failed.store(true, Ordering::SeqCst);
+                        tracing::warn!(error = format!("{e:#}"), "setting up a private network ahead failed; launches set up their own");
+                        spares.off.store(true, Ordering::SeqCst);
                         spares.refilling.store(false, Ordering::SeqCst);
                         return;
                     }
                 }
             }
         });
-        if spawned.is_err() {
-            self.refilling.store(false, Ordering::SeqCst);
+        match spawned {
+            Ok(thread) => {
+                *self.refiller.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
+            }
+            Err(_) => self.refilling.store(false, Ordering::SeqCst),
         }
     }
 
-    /// How many are ready (for tests and metrics).
+    /// How many are ready.
     pub fn ready(&self) -> usize {
         self.lock().len()
     }
 }
 
+/// Removes every spare under `dir` (the daemon's `netns` directory) with its pasta: what a
+/// daemon that died left, used or not (a sandbox's own pin is removed by its id).
+pub fn clean_up(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(PREFIX) && !name.ends_with(".pasta.pid") {
+            network::clean_up(dir, &name);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::os::fd::AsRawFd;
     use std::time::Instant;
 
     use super::*;
 
-    /// Whether `lo` is up and the listener answers, seen from inside `namespace`.
-    fn inside(namespace: &std::fs::File, port: u16) -> (bool, bool) {
-        let namespace = namespace.try_clone().unwrap();
+    /// Whether `lo` is up and `port` answers on 127.0.0.1, seen from inside the
+    /// namespace pinned at `pin`.
+    fn inside(pin: &Path, port: u16) -> (bool, bool) {
+        let namespace = std::fs::File::open(pin).unwrap();
         std::thread::spawn(move || {
             // SAFETY: setns(2) of this thread (which ends here) into a namespace file.
             let joined = unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) };
@@ -159,29 +273,71 @@ mod tests {
         flags & libc::IFF_UP as libc::c_short != 0
     }
 
-    #[test]
-    fn spares_are_made_after_the_first_take_and_pinned_with_loopback_up_and_listener() {
-        let spares = Arc::new(SpareNamespaces::default());
-        assert!(spares.take().is_none(), "none before the first take");
-        let deadline = Instant::now() + Duration::from_secs(10);
+    fn pasta_of(pid_file: &Path) -> Option<u32> {
+        let pid: u32 = std::fs::read_to_string(pid_file).ok()?.trim().parse().ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        cmdline.starts_with(b"pasta").then_some(pid)
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn filled(spares: &Arc<SpareNetworks>) {
+        let deadline = Instant::now() + Duration::from_secs(20);
         while spares.ready() < SPARES && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert_eq!(spares.ready(), SPARES);
+    }
 
+    #[test]
+    fn spares_come_with_loopback_listener_pasta_and_default_rules_and_leave_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let pin = dir.path().join("sbx");
-        std::fs::File::create(&pin).unwrap();
-        let listener = spares.take().unwrap().pin_at(&pin).unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let pinned = std::fs::File::open(&pin).unwrap();
-        let own = std::fs::metadata("/proc/self/ns/net").unwrap();
-        use std::os::unix::fs::MetadataExt as _;
-        assert_ne!(pinned.metadata().unwrap().ino(), own.ino(), "a namespace of its own");
-        assert_eq!(inside(&pinned, port), (true, true));
+        let spares = Arc::new(SpareNetworks::new(dir.path().to_owned(), SPARES));
+        assert!(spares.take().is_none(), "none before the first take");
+        filled(&spares);
+        assert_eq!(names_in(dir.path()).len(), 2 * SPARES, "{:?}", names_in(dir.path()));
 
-        // SAFETY: umount2 of the pin made above.
-        let pin_c = std::ffi::CString::new(pin.as_os_str().as_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::umount2(pin_c.as_ptr(), libc::MNT_DETACH) }, 0);
+        let taken = spares.take().unwrap();
+        let port = taken.listener.local_addr().unwrap().port();
+        assert!(taken.pin.file_name().unwrap().to_string_lossy().starts_with(PREFIX));
+        assert_eq!(inside(&taken.pin, port), (true, true));
+        assert!(pasta_of(&taken.pid_file).is_some(), "pasta attached");
+        let default =
+            network::ruleset(&Egress::default(), &network::host_addresses(), Some(port)).unwrap();
+        assert_eq!(taken.loaded, default);
+        let pasta = pasta_of(&taken.pid_file).unwrap();
+        network::detach_pinned(&taken.pin, &taken.pid_file);
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pasta}/cmdline")).exists()
+                || std::fs::read(format!("/proc/{pasta}/cmdline")).unwrap().is_empty()
+        );
+
+        // A daemon that died left its spares: the next one's start removes them.
+        filled(&spares);
+        let left: Vec<u32> = names_in(dir.path())
+            .iter()
+            .filter(|name| name.ends_with(".pasta.pid"))
+            .filter_map(|name| pasta_of(&dir.path().join(name)))
+            .collect();
+        assert_eq!(left.len(), SPARES);
+        let next = SpareNetworks::new(dir.path().to_owned(), SPARES);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+        for pid in left {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            assert!(!cmdline.starts_with(b"pasta"), "pasta {pid} is left");
+        }
+        // The first one's now point at nothing; a shutdown leaves nothing either.
+        spares.lock().iter_mut().for_each(|spare| spare.pin = PathBuf::new());
+        spares.shut_down();
+        next.shut_down();
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
     }
 }

@@ -145,6 +145,7 @@ pub fn kill_all_sandboxes(state: &Path) {
                 let _ = cgroups.open(&id).remove();
             }
         }
+        dsh_sandboxd::server::spare_netns::clean_up(&state.join("netns"));
         dsh_sandboxd::server::disk::clean_up(state);
     };
     let _cleaned = scopeguard(clean_up);

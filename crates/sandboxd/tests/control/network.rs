@@ -176,9 +176,34 @@ async fn a_private_network_reaches_the_internet_but_never_the_host() {
     let direct = reqwest::get(format!("http://127.0.0.1:{port}/index.txt")).await.unwrap();
     assert_eq!(direct.text().await.unwrap(), "the internet");
 
-    // allow_internet_access: false, and allowOut over a deny-all.
+    // allow_internet_access: false, and allowOut over a deny-all. The first comes from a
+    // network set up ahead with the default rules (`spare_netns.rs`): its own are loaded
+    // over them.
+    let netns = state.join("netns");
+    let spare_pastas = || {
+        std::fs::read_dir(&netns)
+            .unwrap()
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                name.starts_with("spare-") && name.ends_with(".pasta.pid")
+            })
+            .count()
+    };
+    wait_until("two networks set up ahead", Duration::from_secs(15), async || spare_pastas() == 2)
+        .await;
     let closed = c.create(json!({"templateID": "base", "allow_internet_access": false})).await;
+    let closed_id = closed["sandboxID"].as_str().unwrap();
+    let pasta: u32 = std::fs::read_to_string(netns.join(format!("{closed_id}.pasta.pid")))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let cmdline = std::fs::read_to_string(format!("/proc/{pasta}/cmdline")).unwrap();
+    assert!(cmdline.contains(&format!("{}/spare-", netns.display())), "{cmdline:?}");
     assert_ne!(reach(&c, &closed, std::slice::from_ref(&web)).await, ["200"]);
+    let (out, code) = c.run(&closed, "ip -4 -br addr show eth0").await;
+    assert_eq!((out.as_str(), code), ("eth0             UNKNOWN        198.18.0.2/24 \n", 0));
     let listed = c
         .create(json!({"templateID": "base", "network": {"denyOut": ["0.0.0.0/0"], "allowOut": [INTERNET]}}))
         .await;
