@@ -76,7 +76,7 @@ pub const CGROUP_PARENT: &str = "dsh-sandboxes";
 /// Threads kept in cgroups of their own for the next launches (see `staging.rs`): four,
 /// so that forks one after another (one every 30 ms) do not outrun the refill, which
 /// waits 100 ms after a take. Each is an idle thread and an empty cgroup.
-const STAGED_THREADS: usize = 4;
+pub const STAGED_THREADS: usize = 4;
 pub const LAYER_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Daemon configuration.

@@ -131,6 +131,13 @@ pub struct SpareNetworks {
     off: AtomicBool,
 }
 
+impl Drop for SpareNetworks {
+    /// A daemon dropped without a shutdown (a test's) must not leave a pasta behind.
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
 impl SpareNetworks {
     /// `size` spares under `dir` (the daemon's `netns` directory), after removing those
     /// an earlier daemon left there.
@@ -154,11 +161,14 @@ impl SpareNetworks {
     }
 
     /// Stops refilling, waits for a refill under way, and detaches every spare (at the
-    /// daemon's shutdown). Blocking.
+    /// daemon's shutdown, and when it is dropped). Blocking.
     pub fn shut_down(&self) {
         self.off.store(true, Ordering::SeqCst);
         let refiller = self.refiller.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(refiller) = refiller {
+        // Dropped by the refill itself (its brief hold was the last): it ends right after.
+        if let Some(refiller) = refiller
+            && refiller.thread().id() != std::thread::current().id()
+        {
             let _ = refiller.join();
         }
         let spares = std::mem::take(&mut *self.lock());
@@ -173,7 +183,9 @@ impl SpareNetworks {
         if self.off.load(Ordering::SeqCst) || self.refilling.swap(true, Ordering::SeqCst) {
             return;
         }
-        // Weak: a daemon dropped meanwhile frees its spares without waiting for this.
+        // Weak, and no strong hold while one is made (tens of milliseconds): the last hold
+        // is then the daemon's, whose drop joins this thread (see `Drop`), and a spare
+        // made for a daemon gone meanwhile is detached here.
         let spares = Arc::downgrade(self);
         let spawned = std::thread::Builder::new().name("dsh-netns-spares".into()).spawn(move || {
             // In steps, so that a shutdown (which joins this thread) need not wait.
@@ -185,12 +197,23 @@ impl SpareNetworks {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            while let Some(spares) = spares.upgrade() {
-                if spares.off.load(Ordering::SeqCst) || spares.lock().len() >= spares.size {
-                    spares.refilling.store(false, Ordering::SeqCst);
-                    return;
-                }
-                match SpareNetwork::make(&spares.dir) {
+            loop {
+                let dir = match spares.upgrade() {
+                    Some(spares)
+                        if !spares.off.load(Ordering::SeqCst)
+                            && spares.lock().len() < spares.size =>
+                    {
+                        spares.dir.clone()
+                    }
+                    Some(spares) => {
+                        spares.refilling.store(false, Ordering::SeqCst);
+                        return;
+                    }
+                    None => return,
+                };
+                let made = SpareNetwork::make(&dir);
+                let Some(spares) = spares.upgrade() else { return };
+                match made {
                     // A shutdown meanwhile: this one goes at once (dropped here).
                     Ok(spare) if spares.off.load(Ordering::SeqCst) => drop(spare),
                     Ok(spare) => spares.lock().push(spare),

@@ -659,14 +659,14 @@ fn members(dirs: &[std::path::PathBuf]) -> Vec<u32> {
 /// On cgroup v1 a sandbox's init is cloned by a thread already in a fresh cgroup, which
 /// becomes the sandbox's (`staging.rs`), instead of being moved there (an RCU grace period,
 /// 13 ms here). The daemon itself must never be among the sandbox's processes (a kill
-/// signals all of them): only the sandbox's are, as a moved init's were; two threads wait
+/// signals all of them): only the sandbox's are, as a moved init's were; four threads wait
 /// staged, each alone in its cgroup, and none is left once the daemon stops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_s_cgroup_holds_its_processes_and_never_the_daemon() {
     let cgroups =
         dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).unwrap();
     // Nothing is staged on cgroup v2 (not this project's hosts); the rest holds there too.
-    let expected_staged = if cgroups.is_v1() { 2 } else { 0 };
+    let expected_staged = if cgroups.is_v1() { dsh_sandboxd::server::STAGED_THREADS } else { 0 };
     let mut h = Harness::start().await;
     let c = h.client.clone();
     let daemon = std::process::id();

@@ -140,6 +140,7 @@ impl Drop for Harness {
     fn drop(&mut self) {
         drop(self.daemon.take());
         dsh_sandboxd::server::layers::clean_up(&self.dir.path().join("state"));
+        dsh_sandboxd::server::spare_netns::clean_up(&self.dir.path().join("state/netns"));
         let cgroups = Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
         let Ok(entries) = std::fs::read_dir(self.dir.path().join("state/sandboxes")) else {
             return;
