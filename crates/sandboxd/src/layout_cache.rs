@@ -156,13 +156,13 @@ mod tests {
         assert_eq!(private_paths(&cache.probe_template(&template)), Vec::<PathBuf>::new());
         // Made private just before the next launch: that launch masks it.
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert_eq!(private_paths(&cache.probe_template(&template)), [key.clone()]);
+        assert_eq!(private_paths(&cache.probe_template(&template)), std::slice::from_ref(&key));
         // Unchanged: the kept layout, still with it.
-        assert_eq!(private_paths(&cache.probe_template(&template)), [key.clone()]);
+        assert_eq!(private_paths(&cache.probe_template(&template)), std::slice::from_ref(&key));
         // A new private file in a new directory, made in two steps.
         let newer = shown.join("c");
         std::fs::create_dir(&newer).unwrap();
-        assert_eq!(private_paths(&cache.probe_template(&template)), [key.clone()]);
+        assert_eq!(private_paths(&cache.probe_template(&template)), std::slice::from_ref(&key));
         let other = newer.join("other");
         std::fs::write(&other, "").unwrap();
         std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o640)).unwrap();
