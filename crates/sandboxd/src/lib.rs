@@ -26,6 +26,7 @@ mod command;
 pub mod destroy;
 pub mod error;
 pub mod exec;
+pub mod gvisor;
 pub mod init;
 pub mod launch;
 pub mod layout;

@@ -396,6 +396,24 @@ impl Syscall for LinuxSyscall {
             _ => None,
         };
         let userns = shifted.as_ref().unwrap_or(userns);
+        mount_through(source, target, userns)
+    }
+}
+
+/// Mounts `source` at `target` through a user namespace of `map` (each `(inside,
+/// outside, count)`, uids and gids alike): a file stored with id `inside + n` is shown
+/// as `outside + n`, and one made through the mount is stored the other way round.
+pub fn mount_idmapped_with(
+    source: &Path,
+    target: &Path,
+    map: &[(u32, u32, u32)],
+) -> io::Result<()> {
+    let userns = open_user_namespace(map)?;
+    mount_through(source, target, &userns)
+}
+
+fn mount_through(source: &Path, target: &Path, userns: &OwnedFd) -> io::Result<()> {
+    {
         let source = c_path(source)?;
         let target = c_path(target)?;
         // SAFETY: open_tree with a valid path; the result is a new descriptor we own.

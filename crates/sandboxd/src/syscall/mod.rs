@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::spec::IdRange;
 
-pub use linux::LinuxSyscall;
+pub use linux::{LinuxSyscall, mount_idmapped_with};
 pub use recording::{Call, RecordingSyscall};
 
 /// The most [`Syscall::read_file_in`] reads (an image's `/etc/passwd` is far smaller).

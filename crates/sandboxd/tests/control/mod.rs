@@ -2,6 +2,7 @@ mod bodies;
 mod disk;
 mod doors;
 mod fork;
+mod gvisor;
 mod harness;
 mod images;
 mod layers;
