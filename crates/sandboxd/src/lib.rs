@@ -36,6 +36,7 @@ pub mod plan;
 pub mod privileges;
 pub mod requirements;
 pub mod rootless;
+pub mod running;
 pub mod seccomp;
 pub mod server;
 pub mod spec;

@@ -419,6 +419,27 @@ struct CreateBody {
     allow_internet_access: Option<bool>,
     auto_resume: Option<AutoResume>,
     volume_mounts: Option<Vec<VolumeMountBody>>,
+    /// dsh extension: `native` (this daemon's launcher) or `gvisor` (gVisor's runsc);
+    /// the daemon's default when absent.
+    runtime: Option<String>,
+}
+
+/// The runtime a create asks for, checked: a typed 400 for an unknown one, or gVisor
+/// on a host without runsc.
+fn runtime_for(shared: &Shared, asked: Option<&str>) -> ApiResult<crate::gvisor::Runtime> {
+    let runtime = match asked {
+        None => shared.config.runtime,
+        Some(name) => name
+            .parse::<crate::gvisor::Runtime>()
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e))?,
+    };
+    if runtime == crate::gvisor::Runtime::Gvisor && shared.runsc.is_none() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "runtime \"gvisor\": runsc is not installed on this host (Debian/Ubuntu: apt-get install runsc)",
+        ));
+    }
+    Ok(runtime)
 }
 
 /// One of the create request's `volumeMounts`: a volume by name, and where inside.
@@ -542,11 +563,13 @@ fn new_record(
         network: network_settings(body.network.unwrap_or_default(), body.allow_internet_access)?,
         volume_mounts: Vec::new(),
         startup: None,
+        runtime: Default::default(),
     };
     Ok((record, timeout))
 }
 
 async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> ApiResult<Response> {
+    let runtime = runtime_for(&shared, body.runtime.take().as_deref())?;
     // E2B's Code Interpreter template is built here on its first use (and again when
     // its recipe changed): see `code_interpreter.rs`.
     if body.template_id.as_deref() == Some(super::code_interpreter::NAME)
@@ -571,6 +594,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
             new_record(&shared.config.templates, Some(&shared.images), body)?;
         record.volume_mounts = volume_mounts(&shared, mounts, &template_paths(&shared, &record))?;
         record.alias = Some(template.name.clone());
+        record.runtime = runtime;
         record.startup = Some(build.startup.clone());
         record.isolation = build.isolation;
         let files = super::templates::index(&shared).files(&build.build_id);
@@ -594,6 +618,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     }
     let mounts = body.volume_mounts.take().unwrap_or_default();
     let (mut record, timeout) = new_record(&shared.config.templates, Some(&shared.images), body)?;
+    record.runtime = runtime;
     let template_paths = template_paths(&shared, &record);
     record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
     if let Some(snapshot) = snapshot {
@@ -609,7 +634,8 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         // A pooled sandbox has the template's default limits.
         let poolable = record.cpu_count.is_none()
             && record.memory_mb.is_none()
-            && record.volume_mounts.is_empty();
+            && record.volume_mounts.is_empty()
+            && record.runtime == crate::gvisor::Runtime::Native;
         if poolable && let Some(slot) = pool::take(&shared, &record.template_id) {
             let _ops = slot.ops.lock().await;
             match pool::hand_out(&shared, &slot, &record).await {

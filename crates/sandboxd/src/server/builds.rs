@@ -811,6 +811,7 @@ impl BuildSandbox {
             network: NetworkSettings::default(),
             volume_mounts: Vec::new(),
             startup: None,
+            runtime: Default::default(),
         };
         let slot = match files {
             Some(dir) => fork::from_files(shared, &record, dir).await?,

@@ -18,7 +18,9 @@ use super::netns::Reach;
 use super::proxy::{self, ENVD_PORT, Port};
 use super::registry::{Phase, Record, Slot, now_ms};
 use crate::cgroup::Resources;
-use crate::launch::{Output, Payload, SandboxProcess};
+use crate::gvisor::Runtime;
+use crate::launch::{Output, Payload};
+use crate::running::Running;
 use crate::spec::{Isolation, Net, SandboxSpec};
 use crate::state::StateDir;
 
@@ -219,7 +221,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
     let disk_owner = shared.clone();
-    let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<SandboxProcess> {
+    let runtime = record.runtime;
+    let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<Running> {
         let making = Instant::now();
         disk_owner.disk.make_sandbox_dir(&spawn_spec.state_dir)?;
         if host_network {
@@ -227,9 +230,16 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                 .with_context(|| format!("preparing {}", ready_dir.display()))?;
         }
         let dir_made = making.elapsed();
-        let process = launcher.spawn(&spawn_spec, payload)?;
-        tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, "sandbox set up");
-        Ok(process)
+        let running = match runtime {
+            Runtime::Native => Running::Native(launcher.spawn(&spawn_spec, payload)?),
+            Runtime::Gvisor => {
+                let runsc = disk_owner.runsc.as_ref().context("runsc is not installed")?;
+                let state = &disk_owner.config.state_dir;
+                Running::Gvisor(super::gvisor_sandbox::start(runsc, state, &spawn_spec, payload)?)
+            }
+        };
+        tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, %runtime, "sandbox set up");
+        Ok(running)
     })
     .await
     .context("the sandbox launch task panicked")
@@ -327,7 +337,7 @@ pub async fn load_egress(slot: &Slot, egress: &super::network::Egress) -> anyhow
 /// Fails early when the sandbox died before it was ready.
 fn check_alive(slot: &Slot) -> anyhow::Result<()> {
     let mut inner = slot.lock();
-    match inner.process.as_mut().map(SandboxProcess::try_wait) {
+    match inner.process.as_mut().map(Running::try_wait) {
         Some(Ok(None)) => Ok(()),
         Some(Ok(Some(status))) => Err(anyhow!("the sandbox exited during start-up ({status})")),
         Some(Err(e)) => Err(e.into()),
@@ -476,7 +486,7 @@ fn default_workdir(record: &Record, spec: &SandboxSpec) -> String {
 
 /// What a running sandbox holds, taken out of its slot to stop it: its process, its
 /// network, and whether it was frozen; envd is no longer reachable through the slot.
-fn take_running(slot: &Slot) -> (Option<SandboxProcess>, Option<super::network::Attached>, bool) {
+fn take_running(slot: &Slot) -> (Option<Running>, Option<super::network::Attached>, bool) {
     let mut inner = slot.lock();
     inner.envd = None;
     inner.idle.clear();
@@ -813,10 +823,7 @@ pub async fn reaper(shared: Arc<Shared>, tick: Duration) {
                 let mut inner = slot.lock();
                 let running = inner.record.phase == Phase::Running && !inner.gone;
                 let died = running
-                    && matches!(
-                        inner.process.as_mut().map(SandboxProcess::try_wait),
-                        Some(Ok(Some(_)))
-                    );
+                    && matches!(inner.process.as_mut().map(Running::try_wait), Some(Ok(Some(_))));
                 (running && inner.record.end_at_ms <= now, died)
             };
             if !(expired || died) {

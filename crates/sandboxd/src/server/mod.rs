@@ -18,6 +18,7 @@ pub mod disk;
 mod domains;
 mod envd_client;
 mod fork;
+mod gvisor_sandbox;
 pub mod layers;
 mod lifecycle;
 mod metrics;
@@ -72,6 +73,8 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
 pub const CGROUP_PARENT: &str = "dsh-sandboxes";
+/// runsc's own state (`--root`) under the state directory.
+pub const RUNSC_DIR: &str = "runsc";
 /// How long one layer build (an npm install) may take.
 /// Threads kept in cgroups of their own for the next launches (see `staging.rs`): four,
 /// so that forks one after another (one every 30 ms) do not outrun the refill, which
@@ -119,6 +122,9 @@ pub struct Config {
     pub pool: PoolSize,
     /// How long a create counts as demand for an auto pool (see `pool.rs`).
     pub pool_window: Duration,
+    /// What runs a sandbox whose create request names no `runtime`: this daemon's own
+    /// launcher (`native`), or gVisor's runsc (`gvisor`, see `gvisor.rs`).
+    pub runtime: crate::gvisor::Runtime,
     /// Private networks kept set up ahead for launches that cannot come from the pool
     /// (forks, restarts, bursts); see `spare_netns.rs`. 0: none.
     pub spare_networks: usize,
@@ -201,6 +207,7 @@ impl Config {
             pool: PoolSize::Auto,
             pool_window: pool::DEMAND_WINDOW,
             spare_networks: spare_netns::SPARES,
+            runtime: crate::gvisor::Runtime::Native,
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
             layer_store: None,
@@ -244,6 +251,8 @@ pub(crate) struct Shared {
     demand: pool::Demand,
     /// Private networks made ahead for launches (see `spare_netns.rs`).
     spare_netns: Arc<spare_netns::SpareNetworks>,
+    /// gVisor's runsc, where it is installed (None: `runtime: "gvisor"` is refused).
+    runsc: Option<crate::gvisor::Runsc>,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
@@ -612,7 +621,14 @@ impl Daemon {
                 open_files.per_process
             );
         }
+        let runsc = crate::gvisor::Runsc::new(None, state_dir.join(RUNSC_DIR)).ok();
+        if config.runtime == crate::gvisor::Runtime::Gvisor && runsc.is_none() {
+            anyhow::bail!(
+                "the default runtime is gvisor, but runsc is not on PATH (Debian/Ubuntu: apt-get install runsc)"
+            );
+        }
         let shared = Arc::new(Shared {
+            runsc,
             open_files,
             teardowns: Teardowns::default(),
             demand: pool::Demand::default(),
@@ -641,9 +657,16 @@ impl Daemon {
 
         let recovered = {
             let shared = shared.clone();
-            tokio::task::spawn_blocking(move || lifecycle::recover(&shared))
-                .await
-                .context("recovery panicked")??
+            tokio::task::spawn_blocking(move || {
+                // gVisor containers do not die with their daemon (runsc's sandbox
+                // process is nobody's child): those an earlier daemon left go first.
+                if let Some(runsc) = &shared.runsc {
+                    gvisor_sandbox::clean_up(runsc, &shared.config.state_dir);
+                }
+                lifecycle::recover(&shared)
+            })
+            .await
+            .context("recovery panicked")??
         };
         for record in recovered {
             shared.insert_slot(Arc::new(Slot::new(record)));

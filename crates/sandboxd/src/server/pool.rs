@@ -188,6 +188,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         network: Default::default(),
         volume_mounts: Vec::new(),
         startup: None,
+        runtime: Default::default(),
     };
     let slot = shared.insert_new(&blank)?;
     slot.lock().pooled = true;

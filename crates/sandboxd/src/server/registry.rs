@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::launch::SandboxProcess;
+use crate::running::Running;
 use crate::spec::Isolation;
 
 /// Where a sandbox is in its life. `Creating` is written before anything is started, so
@@ -74,6 +74,9 @@ pub struct Record {
     /// ready commands (run at every boot).
     #[serde(default)]
     pub startup: Option<super::templates::Startup>,
+    /// What runs it (dsh extension `runtime`): this daemon's launcher or gVisor.
+    #[serde(default)]
+    pub runtime: crate::gvisor::Runtime,
 }
 
 /// A volume mounted into a sandbox at every start.
@@ -119,7 +122,7 @@ pub struct Inner {
     pub record: Record,
     /// The running envd.
     pub envd: Option<super::proxy::Port>,
-    pub process: Option<SandboxProcess>,
+    pub process: Option<Running>,
     /// Set once the sandbox is killed: the slot is out of the registry.
     pub gone: bool,
     /// A warm-pool sandbox not yet handed out (no record on disk, invisible to the API).
@@ -411,6 +414,7 @@ mod tests {
                 path: "/mnt/data".into(),
             }],
             startup: None,
+            runtime: Default::default(),
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();

@@ -1,0 +1,157 @@
+//! A sandbox whose record names `runtime: "gvisor"`: its root and bundle made from the
+//! same [`SandboxSpec`] a native launch gets, and its container started with runsc
+//! (`gvisor.rs`). The daemon then treats it as any other: the network (pinned namespace,
+//! pasta, egress rules) is the same, envd is reached on the namespace's loopback, and
+//! `running.rs` stops and kills it.
+//!
+//! What differs from a native sandbox, for now: the host's shown directories are
+//! read-only (a native sandbox writes over them into its own layer), the root is a plain
+//! directory of the sandbox's (`gvisor-root`, copied by forks and snapshots as the rest),
+//! no cgroup limits or metrics, no pause that keeps memory, and image templates are not
+//! run (host templates only).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::gvisor::{Container, GvisorSpec, Runsc};
+use crate::launch::{Output, Payload};
+use crate::spec::{Net, SandboxSpec};
+
+/// The sandbox's root, inside its state directory.
+pub const ROOT_DIR: &str = "gvisor-root";
+/// Account and resolver files shown over the host's `/etc`, inside its state directory.
+const ETC_DIR: &str = "gvisor-etc";
+/// Bundles (and the idmapped views of roots) under the daemon's state directory: outside
+/// the sandboxes' directories, whose kill checks that no mount is left in them.
+pub const BUNDLES_DIR: &str = "runsc-bundles";
+
+/// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
+/// container. Blocking (~150 ms).
+pub fn start(
+    runsc: &Runsc,
+    daemon_state: &Path,
+    spec: &SandboxSpec,
+    payload: Payload,
+) -> anyhow::Result<Container> {
+    if spec.template.rootfs.is_some() {
+        bail!("the gvisor runtime runs host templates only (not image templates) for now");
+    }
+    let netns = match (spec.net, &spec.netns) {
+        (Net::Private, Some(pin)) => Some(pin.clone()),
+        (Net::None, _) => None,
+        (net, _) => bail!("the gvisor runtime has no {net:?} network"),
+    };
+    let ids = spec.isolation.files_block();
+    let owner = |inside: u32| spec.isolation.files_id(inside);
+    let root = spec.state_dir.join(ROOT_DIR);
+    let make_dir = |path: &Path, mode: u32, uid: u32| -> anyhow::Result<()> {
+        if !path.exists() {
+            std::fs::create_dir_all(path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            std::os::unix::fs::chown(path, Some(owner(uid)), Some(owner(uid)))
+                .with_context(|| format!("chown {}", path.display()))?;
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode))
+                .with_context(|| format!("chmod {}", path.display()))?;
+        }
+        Ok(())
+    };
+    make_dir(&root, 0o755, 0)?;
+    make_dir(&root.join("root"), 0o700, 0)?;
+    make_dir(&root.join("home"), 0o755, 0)?;
+    make_dir(&root.join("home/user"), 0o755, crate::users::USER_UID)?;
+
+    let mut read_only = Vec::new();
+    for path in &spec.template.read_only_paths {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = root.join(path.strip_prefix("/").unwrap_or(path));
+                if std::fs::symlink_metadata(&link).is_err() {
+                    let target = std::fs::read_link(path)?;
+                    std::os::unix::fs::symlink(&target, &link)
+                        .with_context(|| format!("linking {}", link.display()))?;
+                }
+            }
+            Ok(_) => read_only.push(path.clone()),
+            Err(_) => {}
+        }
+    }
+
+    // The host's account files with the sandbox's `user`, its name and its resolver.
+    let etc = spec.state_dir.join(ETC_DIR);
+    std::fs::create_dir_all(&etc).with_context(|| format!("creating {}", etc.display()))?;
+    let host =
+        |name: &str| std::fs::read_to_string(Path::new("/etc").join(name)).unwrap_or_default();
+    let mut files = vec![
+        ("passwd", crate::users::passwd_with_user(&host("passwd"))),
+        ("group", crate::users::group_with_user(&host("group"))),
+        ("hostname", crate::users::hostname(&spec.id)),
+        ("hosts", crate::users::hosts(&spec.id)),
+    ];
+    if spec.net == Net::Private {
+        files.push(("resolv.conf", format!("nameserver {}\n", crate::spec::private_net::DNS)));
+    }
+    let mut binds = Vec::new();
+    for (name, contents) in files {
+        let path = etc.join(name);
+        std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
+        binds.push((path, Path::new("/etc").join(name)));
+    }
+    let program_inside = crate::plan::program_inside(&payload.program)?;
+    binds.push((payload.program.clone(), program_inside.clone()));
+
+    let Payload { args, env, stdout, .. } = payload;
+    let mut full_env = spec.template.env.clone();
+    full_env.extend(env);
+    let log = match stdout {
+        Output::File(path) => path,
+        _ => spec.state_dir.join("envd.log"),
+    };
+    let bundle = daemon_state.join(BUNDLES_DIR).join(&spec.id);
+    let gvisor = GvisorSpec {
+        id: spec.id.clone(),
+        bundle,
+        rootfs: root,
+        read_only,
+        binds,
+        netns,
+        ids,
+        cgroup: None,
+        memory_bytes: None,
+        args: std::iter::once(program_inside.display().to_string())
+            .chain(args.iter().map(|arg| arg.to_string_lossy().into_owned()))
+            .collect(),
+        env: full_env.iter().map(|(key, value)| format!("{key}={value}")).collect(),
+        cwd: spec.template.workdir.display().to_string(),
+        log,
+    };
+    Container::start(runsc, gvisor).context("starting the gvisor container")
+}
+
+/// Removes what a daemon that died left of gVisor sandboxes: every container under
+/// `runsc`'s state and every bundle (its root's view unmounted).
+pub fn clean_up(runsc: &Runsc, daemon_state: &Path) {
+    let bundles = daemon_state.join(BUNDLES_DIR);
+    let Ok(entries) = std::fs::read_dir(&bundles) else { return };
+    for entry in entries.flatten() {
+        let Some(id) = entry.file_name().to_str().map(str::to_owned) else { continue };
+        let spec = GvisorSpec {
+            id: id.clone(),
+            bundle: entry.path(),
+            rootfs: PathBuf::new(),
+            read_only: Vec::new(),
+            binds: Vec::new(),
+            netns: None,
+            ids: Some(crate::spec::IdRange { host_base: 0 }),
+            cgroup: None,
+            memory_bytes: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: String::new(),
+            log: PathBuf::new(),
+        };
+        if let Err(e) = runsc.destroy(&spec) {
+            tracing::warn!(sandbox = %id, error = %e, "removing a leftover gvisor container");
+        }
+    }
+}
