@@ -54,6 +54,10 @@ enum Command {
         /// launches the pool cannot serve: forks, restarts, bursts. 0: none.
         #[arg(long, default_value_t = dsh_sandboxd::server::spare_netns::SPARES)]
         spare_networks: usize,
+        /// What runs a sandbox whose create request names no `runtime`: native (this
+        /// daemon's launcher) or gvisor (gVisor's runsc; see docs/gvisor.md).
+        #[arg(long, default_value = "native")]
+        runtime: dsh_sandboxd::gvisor::Runtime,
         /// private (own namespace, egress through pasta, the host out of reach), none
         /// (loopback only) or host (the host's network: unsafe).
         #[arg(long, default_value = "private")]
@@ -91,6 +95,7 @@ fn main() -> anyhow::Result<()> {
         isolation,
         pool,
         spare_networks,
+        runtime,
         net,
         disk_mb,
         disk_image_mb,
@@ -105,6 +110,7 @@ fn main() -> anyhow::Result<()> {
     config.isolation = isolation;
     config.pool = pool;
     config.spare_networks = spare_networks;
+    config.runtime = runtime;
     config.net = net;
     config.defaults.disk_mb = disk_mb;
     config.disk_image_mb = disk_image_mb;
