@@ -306,30 +306,29 @@ impl Runsc {
         ))
     }
 
-    /// The container's state as runsc reports it (`running`, `stopped`, ...).
-    pub fn state(&self, id: &str) -> Result<String, GvisorError> {
+    /// `runsc state` of sandbox `id`'s container, parsed.
+    fn state_json(&self, id: &str) -> Result<Value, GvisorError> {
         let out = self.run(&["state", &container_id(id)])?;
-        let state: Value = serde_json::from_str(&out).map_err(|e| GvisorError::Failed {
+        serde_json::from_str(&out).map_err(|e| GvisorError::Failed {
             command: "state".into(),
             status: "0".into(),
-            output: e.to_string(),
-        })?;
-        Ok(state["status"].as_str().unwrap_or_default().to_owned())
+            output: format!("{e}: {out}"),
+        })
+    }
+
+    /// The container's state as runsc reports it (`running`, `stopped`, ...).
+    pub fn state(&self, id: &str) -> Result<String, GvisorError> {
+        Ok(self.state_json(id)?["status"].as_str().unwrap_or_default().to_owned())
     }
 
     /// The host pid of the container's sandbox process (its processes' parent).
     pub fn sandbox_pid(&self, id: &str) -> Result<u32, GvisorError> {
-        let out = self.run(&["state", &container_id(id)])?;
-        let state: Value = serde_json::from_str(&out).map_err(|e| GvisorError::Failed {
-            command: "state".into(),
-            status: "0".into(),
-            output: e.to_string(),
-        })?;
+        let state = self.state_json(id)?;
         state["pid"].as_u64().and_then(|pid| u32::try_from(pid).ok()).ok_or_else(|| {
             GvisorError::Failed {
                 command: "state".into(),
                 status: "0".into(),
-                output: format!("no pid in {out}"),
+                output: format!("no pid in {state}"),
             }
         })
     }

@@ -26,6 +26,15 @@ mod template_api;
 mod templates;
 pub use api::check_body;
 pub use lifecycle::kill_stray_init;
+
+/// Removes the gVisor containers (and their bundles) of the daemon whose state directory
+/// is `state_dir`: runsc's processes do not die with their daemon. A start does this; so
+/// does a test that drops a daemon without its shutdown.
+pub fn clean_up_gvisor(state_dir: &std::path::Path) {
+    if let Ok(runsc) = crate::gvisor::Runsc::new(None, state_dir.join(RUNSC_DIR)) {
+        gvisor_sandbox::clean_up(&runsc, state_dir);
+    }
+}
 mod netns;
 pub mod network;
 pub mod open_files;

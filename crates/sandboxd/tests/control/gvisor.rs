@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use dsh_sandboxd::gvisor::{GvisorSpec, Runsc, container_id};
 use dsh_sandboxd::spec::IdRange;
 
-use super::harness::envd_binary;
+use super::harness::{envd_binary, scopeguard};
 
 /// `GET /health` on 127.0.0.1:49983 inside the namespace pinned at `pin`: the status
 /// line, or the error.
@@ -140,17 +140,6 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
     // SAFETY: umount2 of the pin made above.
     let pin_c = std::ffi::CString::new(pin.as_os_str().as_encoded_bytes()).unwrap();
     assert_eq!(unsafe { libc::umount2(pin_c.as_ptr(), libc::MNT_DETACH) }, 0);
-}
-
-/// Runs `f` when dropped.
-fn scopeguard<F: FnMut()>(f: F) -> impl Drop {
-    struct Guard<F: FnMut()>(F);
-    impl<F: FnMut()> Drop for Guard<F> {
-        fn drop(&mut self) {
-            (self.0)();
-        }
-    }
-    Guard(f)
 }
 
 /// Through the control plane, as a user asks for it: `runtime: "gvisor"` at create. The

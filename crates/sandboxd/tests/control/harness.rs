@@ -133,6 +133,7 @@ impl Drop for KillOnDrop {
 /// removes what a dropped (not shut down) daemon leaves as a crashed one would: pinned
 /// network namespaces with their pasta, cgroups, and the mounted disk image.
 pub fn kill_all_sandboxes(state: &Path) {
+    dsh_sandboxd::server::clean_up_gvisor(state);
     let Ok(entries) = std::fs::read_dir(state.join("sandboxes")) else { return };
     let entries: Vec<_> = entries.flatten().collect();
     let cgroups = dsh_sandboxd::cgroup::Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();
@@ -162,7 +163,7 @@ pub fn kill_all_sandboxes(state: &Path) {
 }
 
 /// Runs `f` when dropped.
-fn scopeguard<F: FnMut()>(f: F) -> impl Drop {
+pub fn scopeguard<F: FnMut()>(f: F) -> impl Drop {
     struct Guard<F: FnMut()>(F);
     impl<F: FnMut()> Drop for Guard<F> {
         fn drop(&mut self) {
