@@ -822,6 +822,11 @@ impl Drop for Daemon {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        // The networks made ahead are nobody's once the handle is gone: the tasks still
+        // holding the daemon's state may outlive the process, and a pasta (which
+        // daemonizes) would outlive it too. Stopped here, a refill under way awaited
+        // (shutdown did it already: then this does nothing).
+        self.shared.spare_netns.shut_down();
     }
 }
 

@@ -116,6 +116,8 @@ impl Harness {
 /// daemon itself leaves sandboxes running when it is dropped without `shutdown`.
 impl Drop for Harness {
     fn drop(&mut self) {
+        // The daemon first: its drop stops the networks it makes ahead.
+        drop(self.daemon.take());
         kill_all_sandboxes(&self.dir.path().join("state"));
     }
 }
