@@ -73,9 +73,9 @@ fn root_path(spec: &GvisorSpec) -> PathBuf {
 
 /// The bundle's `config.json` for `spec` (OCI runtime spec 1.0).
 pub fn config(spec: &GvisorSpec) -> Value {
+    // No `/dev` mount: gVisor's own (its devices, `/dev/pts`) is what a terminal needs.
     let mut mounts = vec![
         json!({"destination": "/proc", "type": "proc", "source": "proc"}),
-        json!({"destination": "/dev", "type": "tmpfs", "source": "tmpfs"}),
         json!({"destination": "/tmp", "type": "tmpfs", "source": "tmpfs"}),
         json!({"destination": "/sys", "type": "sysfs", "source": "sysfs",
                "options": ["nosuid", "noexec", "nodev", "ro"]}),

@@ -173,6 +173,10 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
         )
         .await;
     assert!(out.contains("198.18.0.2"), "{out}");
+    // gVisor's own /dev, with its terminals: a process gets one.
+    let pty = "python3 -c \"import os, pty\npid, fd = pty.fork()\nif pid == 0:\n    os.execv('/bin/echo', ['echo', 'in-pty'])\nprint(os.read(fd, 100))\"";
+    let (out, code) = c.run(&sandbox, pty).await;
+    assert_eq!((out.as_str(), code), ("b'in-pty\\r\\n'\n", 0));
     c.write_file(&sandbox, "/home/user/note.txt", "from the host").await;
     assert_eq!(
         c.read_file(&sandbox, "/home/user/note.txt").await,
