@@ -163,20 +163,35 @@ fn spawn_as(
             let control = rustix::io::fcntl_dupfd_cloexec(pty.as_fd(), 0).map_err(|err| {
                 SpawnFailure::Other(ConnectError::internal(format!("error duplicating pty: {err}")))
             })?;
-            let pre_exec = credentials.pre_exec(false);
-            // SAFETY: as above; pty-process itself runs setsid and TIOCSCTTY first.
-            let command = unsafe {
-                pty_process::Command::new(program)
-                    .args(args)
-                    .env_clear()
-                    .envs(&spec.env)
-                    .current_dir(&spec.cwd)
-                    .pre_exec(pre_exec)
+            // Spawned here rather than by pty-process, whose child checks that setsid(2)
+            // returned a positive id: gVisor's returns 0 (its session leader then
+            // aborts before exec), and nothing here needs the id.
+            let stdio = |pts: &pty_process::Pts| {
+                pts.as_fd().try_clone_to_owned().map(Stdio::from).map_err(SpawnFailure::from_io)
             };
-            let child = command.spawn(pts).map_err(|err| match err {
-                pty_process::Error::Io(io) => SpawnFailure::from_io(io),
-                other => pty_error(other),
-            })?;
+            let mut command = tokio::process::Command::new(program);
+            command
+                .args(args)
+                .env_clear()
+                .envs(&spec.env)
+                .current_dir(&spec.cwd)
+                .stdin(stdio(&pts)?)
+                .stdout(stdio(&pts)?)
+                .stderr(stdio(&pts)?);
+            let mut switch = credentials.pre_exec(false);
+            // SAFETY: as above: setsid, ioctl and the credential calls are
+            // async-signal-safe. The terminal is the child's standard input by now: it
+            // leads a new session whose controlling terminal it becomes.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    switch()
+                })
+            };
+            let child = command.spawn().map_err(SpawnFailure::from_io)?;
+            drop(pts);
             let (reader, writer) = pty.into_split();
             let process = Arc::new(ManagedProcess::new(
                 child.id().unwrap_or_default(),
