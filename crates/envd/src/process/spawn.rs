@@ -108,6 +108,13 @@ fn spawn_program(
     spawn_as(envd, spec, credentials, program, args, true)
 }
 
+/// `program` with `args`, only `spec`'s environment, in `spec`'s directory.
+fn command_for(program: &str, args: &[String], spec: &SpawnSpec) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(program);
+    command.args(args).env_clear().envs(&spec.env).current_dir(&spec.cwd);
+    command
+}
+
 /// Spawns `program`; a pipe process leads a new session when `new_session` (a PTY one
 /// always does: the terminal needs one).
 fn spawn_as(
@@ -120,12 +127,8 @@ fn spawn_as(
 ) -> Result<(Arc<ManagedProcess>, Subscription), SpawnFailure> {
     let (process, child, readers) = match spec.pty {
         None => {
-            let mut command = tokio::process::Command::new(program);
+            let mut command = command_for(program, args, spec);
             command
-                .args(args)
-                .env_clear()
-                .envs(&spec.env)
-                .current_dir(&spec.cwd)
                 .stdin(if spec.stdin_open { Stdio::piped() } else { Stdio::null() })
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
@@ -169,15 +172,8 @@ fn spawn_as(
             let stdio = |pts: &pty_process::Pts| {
                 pts.as_fd().try_clone_to_owned().map(Stdio::from).map_err(SpawnFailure::from_io)
             };
-            let mut command = tokio::process::Command::new(program);
-            command
-                .args(args)
-                .env_clear()
-                .envs(&spec.env)
-                .current_dir(&spec.cwd)
-                .stdin(stdio(&pts)?)
-                .stdout(stdio(&pts)?)
-                .stderr(stdio(&pts)?);
+            let mut command = command_for(program, args, spec);
+            command.stdin(stdio(&pts)?).stdout(stdio(&pts)?).stderr(stdio(&pts)?);
             let mut switch = credentials.pre_exec(false);
             // SAFETY: as above: setsid, ioctl and the credential calls are
             // async-signal-safe. The terminal is the child's standard input by now: it
