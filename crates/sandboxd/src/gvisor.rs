@@ -166,6 +166,13 @@ fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> GvisorError {
     move |source| GvisorError::Io { what, source }
 }
 
+/// Runs `command` (runsc's `name` subcommand) to its end, within [`COMMAND_TIMEOUT`].
+fn finish(mut command: Command, name: &str) -> Result<std::process::Output, GvisorError> {
+    let child = command.spawn().map_err(io_error(format!("starting runsc {name}")))?;
+    crate::command::wait_with_timeout(child, COMMAND_TIMEOUT)
+        .map_err(|_| GvisorError::TimedOut { command: name.to_owned(), timeout: COMMAND_TIMEOUT })
+}
+
 /// One runsc binary and its state directory (`--root`).
 #[derive(Debug, Clone)]
 pub struct Runsc {
@@ -211,11 +218,8 @@ impl Runsc {
     fn run(&self, args: &[&str]) -> Result<String, GvisorError> {
         let mut command = self.command();
         command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        let child = command.spawn().map_err(io_error("starting runsc"))?;
         let name = args.first().copied().unwrap_or_default().to_owned();
-        let output = crate::command::wait_with_timeout(child, COMMAND_TIMEOUT).map_err(|_| {
-            GvisorError::TimedOut { command: name.clone(), timeout: COMMAND_TIMEOUT }
-        })?;
+        let output = finish(command, &name)?;
         let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().to_owned();
         if !output.status.success() {
             return Err(GvisorError::Failed {
@@ -271,10 +275,7 @@ impl Runsc {
             .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
             .stdout(log()?)
             .stderr(log()?);
-        let child = create.spawn().map_err(io_error("starting runsc create"))?;
-        let output = crate::command::wait_with_timeout(child, COMMAND_TIMEOUT).map_err(|_| {
-            GvisorError::TimedOut { command: "create".into(), timeout: COMMAND_TIMEOUT }
-        })?;
+        let output = finish(create, "create")?;
         if !output.status.success() {
             let said = std::fs::read_to_string(&spec.log).unwrap_or_default();
             return Err(GvisorError::Failed {
@@ -296,10 +297,7 @@ impl Runsc {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let child = command.spawn().map_err(io_error("starting runsc exec"))?;
-        let output = crate::command::wait_with_timeout(child, COMMAND_TIMEOUT).map_err(|_| {
-            GvisorError::TimedOut { command: "exec".into(), timeout: COMMAND_TIMEOUT }
-        })?;
+        let output = finish(command, "exec")?;
         Ok((
             String::from_utf8_lossy(&output.stdout).into_owned(),
             output.status.code().unwrap_or(-1),
@@ -415,10 +413,12 @@ impl Container {
     pub fn start(runsc: &Runsc, spec: GvisorSpec) -> Result<Container, GvisorError> {
         runsc.start(&spec)?;
         let started = runsc.sandbox_pid(&spec.id).and_then(|pid| {
-            start_time(pid).map(|time| (pid, time)).ok_or_else(|| GvisorError::Failed {
-                command: "state".into(),
-                status: "0".into(),
-                output: format!("the sandbox process {pid} is gone"),
+            crate::state::running_start_time(pid).map(|time| (pid, time)).ok_or_else(|| {
+                GvisorError::Failed {
+                    command: "state".into(),
+                    status: "0".into(),
+                    output: format!("the sandbox process {pid} is gone"),
+                }
             })
         });
         match started {
@@ -438,7 +438,7 @@ impl Container {
     }
 
     fn running(&self) -> bool {
-        start_time(self.pid) == Some(self.started)
+        crate::state::running_start_time(self.pid) == Some(self.started)
     }
 
     /// Sends `signal` (`KILL`, `TERM`) to every process of the container.
@@ -508,18 +508,4 @@ impl Container {
         self.kill()?;
         self.wait()
     }
-}
-
-/// A process's start time (field 22 of `/proc/<pid>/stat`), None when it is gone or a
-/// zombie.
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command may hold spaces and parentheses: the fields follow the last `)`.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split(' ');
-    let state = fields.next()?;
-    if state == "Z" || state == "X" {
-        return None;
-    }
-    fields.nth(18)?.parse().ok()
 }

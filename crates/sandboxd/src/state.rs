@@ -156,6 +156,14 @@ fn process_start_time(pid: u32) -> io::Result<u64> {
     process_stat(pid).map(|s| s.start_time)
 }
 
+/// The start time of `pid` while it runs: None when it is gone or a zombie.
+pub(crate) fn running_start_time(pid: u32) -> Option<u64> {
+    process_stat(pid)
+        .ok()
+        .filter(|stat| !matches!(stat.state, 'Z' | 'X'))
+        .map(|stat| stat.start_time)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
