@@ -1,15 +1,21 @@
-//! gVisor's `runsc`, driven through its OCI interface: the first part of the gVisor
-//! runtime (an OCI bundle written from a [`GvisorSpec`], `runsc create`/`start`/`exec`/
-//! `kill`/`delete`), not yet behind the daemon's launch seam.
+//! gVisor's `runsc`, driven through its OCI interface: an OCI bundle written from a
+//! [`GvisorSpec`], `runsc create`/`start`/`exec`/`kill`/`delete`, and `checkpoint`/
+//! `restore` (a sandbox's memory written to disk and brought back, in the same sandbox or
+//! in forks of it).
 //!
-//! What it relies on was measured on this project's CI host with Debian 12's `runsc`
-//! (2022-12-19) and is written down in docs/gvisor.md:
-//! - `--platform=ptrace`: the only platform that runs there (`kvm` hangs in a nested VM).
-//! - `--network=host` with the OCI network namespace set to a path: gVisor's sockets are
-//!   then the host kernel's, in the namespace the daemon made and pinned, so envd is
-//!   reached on that namespace's `127.0.0.1:49983` as a native sandbox's is. gVisor's own
-//!   network stack (needed for checkpoints) refuses every namespace on kernel 6.18: this
-//!   build tests for the root namespace by a `/proc/sys/net` file that exists in all.
+//! What it relies on was measured on this project's CI host and is written down in
+//! docs/gvisor.md:
+//! - runsc 2024-07-29 or newer ([`crate::requirements::RUNSC_OLDEST`]; Debian 12's own
+//!   2022 package cannot checkpoint a sandbox with a network): `--platform=systrap`.
+//! - gVisor's own network stack (`--network=sandbox`), in a namespace of its own joined
+//!   to the sandbox's (`gvisor_net.rs`): the host kernel's sockets (`--network=host`)
+//!   cannot be checkpointed. `--net-disconnect-ok`: a checkpoint drops open TCP
+//!   connections (as a resumed cloud sandbox's are) instead of failing on them.
+//! - runsc decides that it runs in the host's network namespace by a `/proc/sys/net` file
+//!   that exists in every namespace on recent kernels, and then refuses to start: `start`
+//!   and `restore` run with `/proc/sys/net` hidden ([`hide_proc_sys_net`]).
+//! - `--overlay2=none`: the root's writes go to the sandbox's directory on the host (kept,
+//!   counted against its disk quota, copied by forks), not to a file-backed overlay.
 //! - `runsc create` leaves its output descriptors open in the sandbox's processes for the
 //!   container's life: it gets `/dev/null` for input and the log, opened `O_APPEND` (two
 //!   writers share it), for output, and nothing is read from it to its end.
@@ -17,12 +23,14 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::path::PathBuf;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::gvisor_net::GuestLink;
 use crate::spec::IdRange;
 
 /// What a container needs: everything the bundle's `config.json` says.
@@ -39,13 +47,14 @@ pub struct GvisorSpec {
     /// Host files or directories shown read-only elsewhere: `(host, inside)`, mounted
     /// after `read_only` (so a file may cover one in a shown directory).
     pub binds: Vec<(PathBuf, PathBuf)>,
-    /// The network namespace (a pinned file) to run in; None: gVisor's loopback only.
+    /// The sandbox's network namespace (a pinned file, see `gvisor_net.rs`): gVisor gets
+    /// a namespace of its own linked to it. None: gVisor's loopback only.
     pub netns: Option<PathBuf>,
     /// The uid/gid block the root's files are stored in on the host (None: host ids).
-    /// runsc's own user namespace cannot be used with `--network=host` (its sandbox
-    /// process then fails to set up its chroot: EPERM), so the root is shown to runsc
-    /// through an idmapped mount instead: what root inside makes (runsc's gofer, host
-    /// root, writes it) is stored as the block's root.
+    /// The root is shown to runsc through an idmapped mount: what root inside makes
+    /// (runsc's gofer, host root, writes it) is stored as the block's root. (runsc's own
+    /// user namespace failed with `--network=host` in its 2022 release: EPERM at its
+    /// chroot.)
     pub ids: Option<IdRange>,
     /// The cgroup path (relative to each hierarchy's root) and the memory limit.
     pub cgroup: Option<String>,
@@ -69,6 +78,12 @@ fn root_path(spec: &GvisorSpec) -> PathBuf {
         Some(_) => spec.bundle.join("rootfs"),
         None => spec.rootfs.clone(),
     }
+}
+
+/// Where the guest namespace of `spec`'s sandbox is pinned: beside the sandbox's own.
+fn guest_pin(spec: &GvisorSpec) -> Option<PathBuf> {
+    let netns = spec.netns.as_ref()?;
+    Some(GuestLink::pin_for(netns.parent()?, &spec.id))
 }
 
 /// The bundle's `config.json` for `spec` (OCI runtime spec 1.0).
@@ -98,7 +113,7 @@ pub fn config(spec: &GvisorSpec) -> Value {
         json!({"type": "uts"}),
         json!({"type": "mount"}),
     ];
-    match &spec.netns {
+    match guest_pin(spec) {
         Some(path) => namespaces.push(json!({"type": "network", "path": path})),
         None => namespaces.push(json!({"type": "network"})),
     }
@@ -204,7 +219,12 @@ impl Runsc {
 
     fn command(&self) -> Command {
         let mut command = Command::new(&self.binary);
-        command.arg("--root").arg(&self.root).args(["--platform=ptrace", "--network=host"]);
+        command.arg("--root").arg(&self.root).args([
+            "--platform=systrap",
+            "--network=sandbox",
+            "--net-disconnect-ok",
+            "--overlay2=none",
+        ]);
         // DSH_RUNSC_DEBUG=dir: runsc's own debug logs, one per process, in `dir`.
         if let Some(dir) = std::env::var_os("DSH_RUNSC_DEBUG") {
             let mut log = dir;
@@ -233,9 +253,9 @@ impl Runsc {
         Ok(text(&output.stdout))
     }
 
-    /// Writes the bundle and creates and starts the container; returns once its first
-    /// process runs (not once it is ready: envd's health says that).
-    pub fn start(&self, spec: &GvisorSpec) -> Result<(), GvisorError> {
+    /// Writes the bundle and the root's view, and links the guest namespace (returned:
+    /// the container's network lives as long as it is held).
+    fn prepare(&self, spec: &GvisorSpec) -> Result<Option<GuestLink>, GvisorError> {
         std::fs::create_dir_all(&self.root)
             .map_err(io_error("creating runsc's state directory"))?;
         std::fs::create_dir_all(&spec.bundle).map_err(io_error("creating the bundle"))?;
@@ -258,33 +278,98 @@ impl Runsc {
                 spec.rootfs.display()
             )))?;
         }
-        let log = || {
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&spec.log)
-                .map_err(io_error(format!("opening {}", spec.log.display())))
-        };
-        let id = container_id(&spec.id);
-        let mut create = self.command();
-        create
-            .arg("create")
-            .arg("--bundle")
-            .arg(&spec.bundle)
-            .arg(&id)
+        match (&spec.netns, guest_pin(spec)) {
+            (Some(router), Some(pin)) => {
+                GuestLink::attach(router, &pin).map(Some).map_err(|e| GvisorError::Io {
+                    what: "linking gVisor's network".into(),
+                    source: io::Error::other(format!("{e:#}")),
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The log, opened for appending, as a runsc command's output.
+    fn log(spec: &GvisorSpec) -> Result<File, GvisorError> {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&spec.log)
+            .map_err(io_error(format!("opening {}", spec.log.display())))
+    }
+
+    /// Runs `command` (its output going to the log) to its end; what the log's last
+    /// lines say when it failed.
+    fn run_logged(
+        &self,
+        mut command: Command,
+        name: &str,
+        spec: &GvisorSpec,
+    ) -> Result<(), GvisorError> {
+        command
             .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
-            .stdout(log()?)
-            .stderr(log()?);
-        let output = finish(create, "create")?;
+            .stdout(Self::log(spec)?)
+            .stderr(Self::log(spec)?);
+        let output = finish(command, name)?;
         if !output.status.success() {
             let said = std::fs::read_to_string(&spec.log).unwrap_or_default();
+            let mut last: Vec<&str> = said.lines().rev().take(5).collect();
+            last.reverse();
             return Err(GvisorError::Failed {
-                command: "create".into(),
+                command: name.into(),
                 status: output.status.to_string(),
-                output: said.lines().rev().take(5).collect::<Vec<_>>().join(" | "),
+                output: last.join(" | "),
             });
         }
-        self.run(&["start", &id]).map(drop)
+        Ok(())
+    }
+
+    /// Writes the bundle and creates and starts the container; returns once its first
+    /// process runs (not once it is ready: envd's health says that).
+    pub fn start(&self, spec: &GvisorSpec) -> Result<Option<GuestLink>, GvisorError> {
+        let link = self.prepare(spec)?;
+        let id = container_id(&spec.id);
+        let mut create = self.command();
+        create.arg("create").arg("--bundle").arg(&spec.bundle).arg(&id);
+        self.run_logged(create, "create", spec)?;
+        let mut start = self.command();
+        start.arg("start").arg(&id);
+        hide_proc_sys_net(&mut start);
+        self.run_logged(start, "start", spec)?;
+        Ok(link)
+    }
+
+    /// Writes the bundle and restores the container from the checkpoint in `image`
+    /// (see [`Runsc::checkpoint`]): its processes go on where they were saved.
+    pub fn restore(
+        &self,
+        spec: &GvisorSpec,
+        image: &Path,
+    ) -> Result<Option<GuestLink>, GvisorError> {
+        let link = self.prepare(spec)?;
+        let mut restore = self.command();
+        restore
+            .arg("restore")
+            .arg("--detach")
+            .arg("--image-path")
+            .arg(image)
+            .arg("--bundle")
+            .arg(&spec.bundle)
+            .arg(container_id(&spec.id));
+        hide_proc_sys_net(&mut restore);
+        self.run_logged(restore, "restore", spec)?;
+        Ok(link)
+    }
+
+    /// Saves the container's whole state (its processes' memory, open files, sockets
+    /// listening; open connections are dropped) to `image` (an empty directory), which
+    /// stops it. Its files stay where they are: a restore needs them as they were.
+    pub fn checkpoint(&self, id: &str, image: &Path) -> Result<(), GvisorError> {
+        let image = image.to_str().ok_or_else(|| GvisorError::Io {
+            what: "the checkpoint's directory".into(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, "not UTF-8"),
+        })?;
+        self.run(&["checkpoint", "--image-path", image, &container_id(id)]).map(drop)
     }
 
     /// Runs `args` in the container to its end: (stdout, exit code).
@@ -361,6 +446,40 @@ impl Runsc {
     }
 }
 
+/// Makes `command` run with `/proc/sys/net` hidden (an empty tmpfs over it, in a mount
+/// namespace of its own): runsc takes a namespace with `/proc/sys/net/core/rmem_default`
+/// for the host's and refuses to set gVisor's network up there, and on recent kernels
+/// every namespace has that file. Only the command's own view changes.
+fn hide_proc_sys_net(command: &mut Command) {
+    // SAFETY: unshare and mount are async-signal-safe; the paths are static C strings;
+    // they change only the forked child's mount namespace.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::unshare(libc::CLONE_NEWNS) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            let none = std::ptr::null();
+            if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, none.cast())
+                == -1
+            {
+                return Err(io::Error::last_os_error());
+            }
+            let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            if libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/proc/sys/net".as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                none.cast(),
+            ) == -1
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Which runtime runs a sandbox: this crate's own launcher (namespaces, seccomp,
 /// cgroups) or gVisor's `runsc` (a user-space kernel between the sandbox and the host).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -403,6 +522,8 @@ pub struct Container {
     started: u64,
     /// Set once it is gone and deleted.
     status: Option<std::process::ExitStatus>,
+    /// Its network (gVisor's namespace linked to the sandbox's), unpinned once it is gone.
+    link: Option<GuestLink>,
 }
 
 /// How long a container gets to go after SIGKILL before `wait` gives up.
@@ -411,25 +532,58 @@ const EXIT_WAIT: Duration = Duration::from_secs(10);
 impl Container {
     /// Writes the bundle, creates and starts the container (blocking, ~150 ms).
     pub fn start(runsc: &Runsc, spec: GvisorSpec) -> Result<Container, GvisorError> {
-        runsc.start(&spec)?;
-        let started = runsc.sandbox_pid(&spec.id).and_then(|pid| {
-            crate::state::running_start_time(pid).map(|time| (pid, time)).ok_or_else(|| {
-                GvisorError::Failed {
+        let started = runsc.start(&spec);
+        Container::seen(runsc, spec, started)
+    }
+
+    /// Writes the bundle and restores the container from the checkpoint in `image`
+    /// (blocking, ~200 ms).
+    pub fn restore(
+        runsc: &Runsc,
+        spec: GvisorSpec,
+        image: &Path,
+    ) -> Result<Container, GvisorError> {
+        let restored = runsc.restore(&spec, image);
+        Container::seen(runsc, spec, restored)
+    }
+
+    /// The container `spec` names, once `started` (or restored) says it runs; what
+    /// runsc keeps of it is removed when it does not.
+    fn seen(
+        runsc: &Runsc,
+        spec: GvisorSpec,
+        started: Result<Option<GuestLink>, GvisorError>,
+    ) -> Result<Container, GvisorError> {
+        let seen = started.and_then(|link| {
+            let pid = runsc.sandbox_pid(&spec.id)?;
+            let time =
+                crate::state::running_start_time(pid).ok_or_else(|| GvisorError::Failed {
                     command: "state".into(),
                     status: "0".into(),
                     output: format!("the sandbox process {pid} is gone"),
-                }
-            })
+                })?;
+            Ok((pid, time, link))
         });
-        match started {
-            Ok((pid, started)) => {
-                Ok(Container { runsc: runsc.clone(), spec, pid, started, status: None })
+        match seen {
+            Ok((pid, started, link)) => {
+                Ok(Container { runsc: runsc.clone(), spec, pid, started, status: None, link })
             }
             Err(e) => {
                 let _ = runsc.destroy(&spec);
                 Err(e)
             }
         }
+    }
+
+    /// Saves the container's state to `image` (see [`Runsc::checkpoint`]) and removes
+    /// the stopped container; its files stay. Blocking.
+    pub fn checkpoint(mut self, image: &Path) -> Result<(), GvisorError> {
+        let saved = self.runsc.checkpoint(&self.spec.id, image);
+        // Saved or not, the container ends here: a checkpoint that failed half-way may
+        // leave it stopped, and the caller then has its files only.
+        let _ = self.kill();
+        let ended = self.wait();
+        saved.and(ended.map(drop))
     }
 
     /// The sandbox process's pid (it is in the container's network namespace).
@@ -469,6 +623,7 @@ impl Container {
             return Ok(None);
         }
         self.runsc.destroy(&self.spec)?;
+        self.link = None;
         use std::os::unix::process::ExitStatusExt as _;
         let status = std::process::ExitStatus::from_raw(libc::SIGKILL);
         self.status = Some(status);

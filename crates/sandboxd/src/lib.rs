@@ -27,6 +27,7 @@ pub mod destroy;
 pub mod error;
 pub mod exec;
 pub mod gvisor;
+pub mod gvisor_net;
 pub mod init;
 pub mod launch;
 pub mod layout;

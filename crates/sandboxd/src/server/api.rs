@@ -564,6 +564,7 @@ fn new_record(
         volume_mounts: Vec::new(),
         startup: None,
         runtime: Default::default(),
+        checkpoint: None,
     };
     Ok((record, timeout))
 }
@@ -877,9 +878,26 @@ async fn fork(
                     format!("sandbox {id} is paused: resume it to fork it"),
                 ));
             }
+            // A gVisor sandbox is forked with its processes: its memory is saved next to
+            // its files, the forks get both, and it goes on from the same checkpoint.
+            let with_memory = record.runtime == crate::gvisor::Runtime::Gvisor;
+            let record = if with_memory {
+                lifecycle::checkpoint(&shared, &parent)
+                    .await
+                    .map_err(|e| ApiError::internal(&e.context(format!("saving sandbox {id}'s memory to fork it"))))?;
+                parent.record()
+            } else {
+                record
+            };
             let mut made = Vec::new();
             for _ in 0..count {
                 made.push(fork::make(&shared, &record).await);
+            }
+            if with_memory && let Err(e) = lifecycle::start(&shared, &parent).await {
+                // Its memory and files are kept: it is paused, and a resume restores it.
+                tracing::error!(sandbox = %id, error = format!("{e:#}"), "restoring a forked sandbox");
+                parent.lock().record.phase = Phase::Paused;
+                let _ = save(&shared, &parent);
             }
             made
         };

@@ -812,6 +812,7 @@ impl BuildSandbox {
             volume_mounts: Vec::new(),
             startup: None,
             runtime: Default::default(),
+            checkpoint: None,
         };
         let slot = match files {
             Some(dir) => fork::from_files(shared, &record, dir).await?,

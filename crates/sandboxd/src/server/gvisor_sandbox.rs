@@ -1,14 +1,15 @@
 //! A sandbox whose record names `runtime: "gvisor"`: its root and bundle made from the
 //! same [`SandboxSpec`] a native launch gets, and its container started with runsc
-//! (`gvisor.rs`). The daemon then treats it as any other: the network (pinned namespace,
-//! pasta, egress rules) is the same, envd is reached on the namespace's loopback, and
-//! `running.rs` stops and kills it.
+//! (`gvisor.rs`), or restored from the checkpoint its directory holds. The daemon then
+//! treats it as any other: the sandbox's network (pinned namespace, pasta, egress rules)
+//! is the same, with gVisor's own namespace linked behind it (`gvisor_net.rs`), where
+//! envd is reached at the guest's address; `running.rs` stops and kills it.
 //!
 //! What differs from a native sandbox, for now: the host's shown directories are
 //! read-only (a native sandbox writes over them into its own layer), the root is a plain
 //! directory of the sandbox's (`gvisor-root`, copied by forks and snapshots as the rest),
-//! no cgroup limits or metrics, no pause that keeps memory, and image templates are not
-//! run (host templates only).
+//! no cgroup limits or metrics, and image templates are not run (host templates only).
+//! A pause that keeps memory writes it to disk ([`MEMORY_DIR`]).
 
 use std::path::{Path, PathBuf};
 
@@ -25,22 +26,42 @@ const ETC_DIR: &str = "gvisor-etc";
 /// Bundles (and the idmapped views of roots) under the daemon's state directory: outside
 /// the sandboxes' directories, whose kill checks that no mount is left in them.
 pub const BUNDLES_DIR: &str = "runsc-bundles";
+/// The checkpoint of a sandbox paused with its memory, inside its state directory (so
+/// that it counts against its disk quota and a fork's copy of the directory has it).
+pub const MEMORY_DIR: &str = "memory";
 
 /// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
-/// container. Blocking (~150 ms).
+/// container (blocking, ~200 ms), or, with `image`, restores the container saved there
+/// (`payload` then only makes the bundle match the one saved).
 pub fn start(
     runsc: &Runsc,
     daemon_state: &Path,
     spec: &SandboxSpec,
     payload: Payload,
+    image: Option<&Path>,
 ) -> anyhow::Result<Container> {
+    let gvisor = gvisor_spec(daemon_state, spec, payload)?;
+    match image {
+        None => Container::start(runsc, gvisor).context("starting the gvisor container"),
+        Some(image) => Container::restore(runsc, gvisor, image)
+            .with_context(|| format!("restoring the gvisor container from {}", image.display())),
+    }
+}
+
+/// The container's spec: its root and account files made, the template's host
+/// directories shown.
+fn gvisor_spec(
+    daemon_state: &Path,
+    spec: &SandboxSpec,
+    payload: Payload,
+) -> anyhow::Result<GvisorSpec> {
     if spec.template.rootfs.is_some() {
         bail!("the gvisor runtime runs host templates only (not image templates) for now");
     }
+    // The daemon reaches envd through the sandbox's namespace, linked to gVisor's.
     let netns = match (spec.net, &spec.netns) {
         (Net::Private, Some(pin)) => Some(pin.clone()),
-        (Net::None, _) => None,
-        (net, _) => bail!("the gvisor runtime has no {net:?} network"),
+        (net, _) => bail!("the gvisor runtime needs a private network, not {net:?}"),
     };
     let ids = spec.isolation.files_block();
     let owner = |inside: u32| spec.isolation.files_id(inside);
@@ -108,7 +129,7 @@ pub fn start(
         _ => spec.state_dir.join("envd.log"),
     };
     let bundle = daemon_state.join(BUNDLES_DIR).join(&spec.id);
-    let gvisor = GvisorSpec {
+    Ok(GvisorSpec {
         id: spec.id.clone(),
         bundle,
         rootfs: root,
@@ -124,8 +145,7 @@ pub fn start(
         env: full_env.iter().map(|(key, value)| format!("{key}={value}")).collect(),
         cwd: spec.template.workdir.display().to_string(),
         log,
-    };
-    Container::start(runsc, gvisor).context("starting the gvisor container")
+    })
 }
 
 /// Removes what a daemon that died left of gVisor sandboxes: every container under

@@ -113,9 +113,83 @@ pub async fn start(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         return thaw(slot).await;
     }
     launch(shared, slot).await?;
-    let token = slot.record().envd_access_token;
-    activate(shared, slot, token.as_deref()).await?;
+    let record = slot.record();
+    if let Some(checkpoint) = record.checkpoint {
+        // Restored: its processes went on where they were saved, envd among them, with
+        // the token it held then (a fork's own is given to it now).
+        activate(shared, slot, checkpoint.envd_access_token.as_deref()).await?;
+        return forget_checkpoint(shared, slot).await;
+    }
+    activate(shared, slot, record.envd_access_token.as_deref()).await?;
     boot(slot).await
+}
+
+/// The directory a gVisor sandbox's memory is saved in.
+fn memory_dir(shared: &Shared, id: &str) -> std::path::PathBuf {
+    shared.store.sandbox_dir(id).join(super::gvisor_sandbox::MEMORY_DIR)
+}
+
+/// Once a restored sandbox runs, its checkpoint is spent: removed from its directory
+/// (and its quota) and from its record.
+async fn forget_checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+    let dir = memory_dir(shared, &slot.id);
+    tokio::task::spawn_blocking(move || std::fs::remove_dir_all(&dir))
+        .await
+        .context("the removal task panicked")?
+        .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+        .context("removing a restored sandbox's checkpoint")?;
+    let record = {
+        let mut inner = slot.lock();
+        inner.record.checkpoint = None;
+        inner.record.clone()
+    };
+    shared.store.save(&record).context("saving the sandbox record")
+}
+
+/// Writes a running gVisor sandbox's memory (its processes, their open files and
+/// listening sockets) to its directory and stops it; its record says so, and its next
+/// start restores it. Its network goes; its files stay.
+pub async fn checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+    if !matches!(slot.lock().process, Some(Running::Gvisor(_))) {
+        bail!("sandbox {} does not run under gVisor: its memory cannot be saved", slot.id);
+    }
+    let (process, network, _) = take_running(slot);
+    let Some(Running::Gvisor(container)) = process else {
+        bail!("sandbox {} stopped meanwhile", slot.id);
+    };
+    let dir = memory_dir(shared, &slot.id);
+    let started = Instant::now();
+    let saved = tokio::task::spawn_blocking(move || -> anyhow::Result<u64> {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).context("removing an older checkpoint")?;
+        }
+        std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        if let Err(e) = container.checkpoint(&dir) {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e.into());
+        }
+        let bytes = std::fs::read_dir(&dir)?
+            .flatten()
+            .filter_map(|entry| entry.metadata().ok())
+            .map(|meta| meta.len())
+            .sum();
+        Ok(bytes)
+    })
+    .await
+    .context("the checkpoint task panicked")
+    .and_then(|saved| saved);
+    // The sandbox's network outlives nothing of it.
+    drop(network);
+    let bytes = saved?;
+    let record = {
+        let mut inner = slot.lock();
+        let token = inner.record.envd_access_token.clone();
+        inner.record.checkpoint = Some(super::registry::Checkpoint { envd_access_token: token });
+        inner.record.clone()
+    };
+    shared.store.save(&record).context("saving the sandbox record")?;
+    tracing::info!(sandbox = %slot.id, bytes, elapsed = ?started.elapsed(), "sandbox's memory saved to disk");
+    Ok(())
 }
 
 /// A sandbox of a template built here boots as the template says: its start command in
@@ -173,8 +247,12 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // On the host's network envd takes a free port and says which; in a network of the
     // sandbox's own it has E2B's port, reached through the namespace.
     let host_network = spec.net == Net::Host;
-    let listen =
-        if host_network { "127.0.0.1:0".to_owned() } else { format!("127.0.0.1:{ENVD_PORT}") };
+    // Under gVisor it is reached at the guest's address, from the sandbox's namespace.
+    let listen = match (host_network, record.runtime) {
+        (true, _) => "127.0.0.1:0".to_owned(),
+        (false, Runtime::Native) => format!("127.0.0.1:{ENVD_PORT}"),
+        (false, Runtime::Gvisor) => format!("0.0.0.0:{ENVD_PORT}"),
+    };
     let mut payload = Payload::new(&shared.envd_binary)
         .args(shared.config.envd_args.iter().cloned())
         .arg("--listen")
@@ -222,6 +300,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     let ready_dir = ready_host.clone();
     let disk_owner = shared.clone();
     let runtime = record.runtime;
+    let image = record.checkpoint.as_ref().map(|_| memory_dir(shared, &record.sandbox_id));
     let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<Running> {
         let making = Instant::now();
         disk_owner.disk.make_sandbox_dir(&spawn_spec.state_dir)?;
@@ -235,7 +314,14 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
             Runtime::Gvisor => {
                 let runsc = disk_owner.runsc.as_ref().context("runsc is not installed")?;
                 let state = &disk_owner.config.state_dir;
-                Running::Gvisor(super::gvisor_sandbox::start(runsc, state, &spawn_spec, payload)?)
+                let image = image.as_deref();
+                Running::Gvisor(super::gvisor_sandbox::start(
+                    runsc,
+                    state,
+                    &spawn_spec,
+                    payload,
+                    image,
+                )?)
             }
         };
         tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, %runtime, "sandbox set up");
@@ -285,6 +371,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         let envd = if host_network {
             let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
             Port { reach: Reach::Host, port: addr.port() }
+        } else if let (Runtime::Gvisor, Some(pin)) = (runtime, &spec.netns) {
+            Port { reach: Reach::of_pin(pin, crate::gvisor_net::GUEST)?, port: ENVD_PORT }
         } else {
             Port { reach: Reach::of_process(pid)?, port: ENVD_PORT }
         };
@@ -523,7 +611,27 @@ pub async fn stop(slot: &Slot) {
 /// Without it, or where freezing fails, they are stopped and the files kept (resume is a
 /// reboot).
 pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::Result<()> {
-    if keep_memory {
+    let under_gvisor = slot.record().runtime == Runtime::Gvisor;
+    if keep_memory && under_gvisor {
+        // gVisor's memory goes to disk: it outlives the daemon and the host.
+        match checkpoint(shared, slot).await {
+            Ok(()) => {
+                let record = {
+                    let mut inner = slot.lock();
+                    inner.record.phase = Phase::Paused;
+                    inner.record.clone()
+                };
+                shared.store.save(&record).context("saving the sandbox record")?;
+                tracing::info!(sandbox = %slot.id, "sandbox paused (memory on disk)");
+                return Ok(());
+            }
+            Err(e) => tracing::warn!(
+                sandbox = %slot.id,
+                error = format!("{e:#}"),
+                "cannot save the sandbox's memory: stopping its processes instead"
+            ),
+        }
+    } else if keep_memory {
         match freeze(slot).await {
             Ok(()) => {
                 let record = {

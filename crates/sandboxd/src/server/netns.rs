@@ -24,23 +24,34 @@ use tokio::net::{TcpSocket, TcpStream};
 pub enum Reach {
     /// `net = "host"`: its ports are the host's.
     Host,
-    /// Its own network namespace (a handle to it, held while the sandbox runs).
-    Namespace(Arc<OwnedFd>),
+    /// Its own network namespace (a handle to it, held while the sandbox runs), and the
+    /// address its ports are at there: its loopback, or a gVisor sandbox's guest
+    /// address (`gvisor_net.rs`).
+    Namespace(Arc<OwnedFd>, Ipv4Addr),
 }
 
 impl Reach {
-    /// The network namespace of the process `pid` (the sandbox's init).
+    /// The network namespace of the process `pid` (the sandbox's init), its ports on
+    /// that namespace's loopback.
     pub fn of_process(pid: u32) -> io::Result<Reach> {
         let file = std::fs::File::open(format!("/proc/{pid}/ns/net"))?;
-        Ok(Reach::Namespace(Arc::new(OwnedFd::from(file))))
+        Ok(Reach::Namespace(Arc::new(OwnedFd::from(file)), Ipv4Addr::LOCALHOST))
     }
 
-    /// A connection to `port` on the sandbox's loopback, with TCP_NODELAY.
+    /// The network namespace pinned at `pin`, its ports at `address` there.
+    pub fn of_pin(pin: &std::path::Path, address: Ipv4Addr) -> io::Result<Reach> {
+        let file = std::fs::File::open(pin)?;
+        Ok(Reach::Namespace(Arc::new(OwnedFd::from(file)), address))
+    }
+
+    /// A connection to `port` of the sandbox, with TCP_NODELAY.
     pub async fn connect(&self, port: u16) -> io::Result<TcpStream> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let stream = match self {
-            Reach::Host => TcpStream::connect(addr).await?,
-            Reach::Namespace(netns) => {
+            Reach::Host => {
+                TcpStream::connect(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?
+            }
+            Reach::Namespace(netns, address) => {
+                let addr = SocketAddr::from((*address, port));
                 let socket = socket_in(Arc::clone(netns), None).await?;
                 socket.connect(addr).await?
             }

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Divert, Domain};
 use super::spare_netns::{SpareNetworks, TakenNetwork};
+use crate::gvisor_net;
 use crate::spec::private_net;
 
 /// Entries in `allowOut` or `denyOut` at most.
@@ -187,8 +188,36 @@ pub fn ruleset(
         "  set host {{\n    type ipv4_addr\n    elements = {}\n  }}",
         set(&host_elements(host))
     );
-    out.push_str("  chain output {\n    type filter hook output priority filter; policy accept;\n");
-    out.push_str("    oifname \"lo\" accept\n");
+    // The checks every connection out of the sandbox goes through: its own (`output`)
+    // and, for a gVisor sandbox, those its user-space kernel sends over the guest link
+    // (`forward`, see `gvisor_net.rs`).
+    let mut checks = Vec::new();
+    checks.push(format!(
+        "ip daddr {} meta l4proto {{ tcp, udp }} th dport 53 accept",
+        private_net::DNS
+    ));
+    checks.push("ip daddr @host reject with icmpx admin-prohibited".to_owned());
+    if !allow.is_empty() {
+        checks.push(format!("ip daddr {} accept", set(&allow)));
+    }
+    checks.push(format!("ip daddr {} reject with icmpx admin-prohibited", set(&lan)));
+    // The daemon's connections for allowed domains; never the host's or the LAN's.
+    checks.push(format!("meta mark {mark} accept"));
+    if !deny.is_empty() {
+        checks.push(format!("ip daddr {} reject with icmpx admin-prohibited", set(&deny)));
+    }
+    if egress.internet_denied {
+        checks.push("reject with icmpx admin-prohibited".to_owned());
+    }
+    checks.push("meta nfproto ipv6 reject with icmpx admin-prohibited".to_owned());
+    let chain = |out: &mut String, name: &str, hook: &str, first: &[String], body: &[String]| {
+        let _ = writeln!(out, "  chain {name} {{\n    type {hook}; policy accept;");
+        for line in first.iter().chain(body) {
+            let _ = writeln!(out, "    {line}");
+        }
+        out.push_str("  }\n");
+    };
+
     // With domains allowed, what the address rules would refuse on ports 80 and 443 goes
     // to the domain filter instead (`chain divert` below, which runs first). The filter
     // chain then sees the redirected address but still the original interface.
@@ -197,45 +226,59 @@ pub fn ruleset(
         Some(port) if domains && refused_by_rules => Some(port),
         _ => None,
     };
+    // The namespace's own connections to a gVisor guest are the daemon's (to its envd
+    // and ports): never refused by the sandbox's rules.
+    let mut first = vec![
+        "oifname \"lo\" accept".to_owned(),
+        format!("oifname \"{}\" accept", gvisor_net::LINK),
+    ];
     if let Some(port) = divert {
-        let _ = writeln!(out, "    ct status dnat ip daddr 127.0.0.1 tcp dport {port} accept");
+        first.push(format!("ct status dnat ip daddr 127.0.0.1 tcp dport {port} accept"));
     }
-    let _ = writeln!(
-        out,
-        "    ip daddr {} meta l4proto {{ tcp, udp }} th dport 53 accept",
-        private_net::DNS
-    );
-    out.push_str("    ip daddr @host reject with icmpx admin-prohibited\n");
-    if !allow.is_empty() {
-        let _ = writeln!(out, "    ip daddr {} accept", set(&allow));
-    }
-    let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&lan));
-    // The daemon's connections for allowed domains; never the host's or the LAN's.
-    let _ = writeln!(out, "    meta mark {mark} accept");
-    if !deny.is_empty() {
-        let _ = writeln!(out, "    ip daddr {} reject with icmpx admin-prohibited", set(&deny));
-    }
-    if egress.internet_denied {
-        out.push_str("    reject with icmpx admin-prohibited\n");
-    }
-    out.push_str("    meta nfproto ipv6 reject with icmpx admin-prohibited\n  }\n");
+    chain(&mut out, "output", "filter hook output priority filter", &first, &checks);
+    let guest = format!("iifname != \"{}\"", gvisor_net::LINK);
+    let guest_first = ["ct state established,related accept".to_owned(), format!("{guest} drop")];
+    chain(&mut out, "forward", "filter hook forward priority filter", &guest_first, &checks);
+    // The guest reaches nothing of the sandbox's namespace itself but the domain filter
+    // (diverted to it); the daemon's connections to the guest's envd come back.
+    let input = [
+        format!("{guest} accept"),
+        "ct state established,related accept".to_owned(),
+        "ct status dnat accept".to_owned(),
+        "drop".to_owned(),
+    ];
+    chain(&mut out, "input", "filter hook input priority filter", &input, &[]);
+    let masquerade = [format!(
+        "oifname \"{}\" ip saddr {}/{} masquerade",
+        private_net::INTERFACE,
+        gvisor_net::GUEST_NET,
+        gvisor_net::PREFIX
+    )];
+    chain(&mut out, "guest_out", "nat hook postrouting priority srcnat", &masquerade, &[]);
     if let Some(port) = divert {
         let ports = DIVERTED_PORTS.map(|p| p.to_string()).join(", ");
-        out.push_str("  chain divert {\n    type nat hook output priority -100; policy accept;\n");
-        let _ = writeln!(out, "    meta mark {mark} return");
-        out.push_str("    oifname \"lo\" return\n");
-        out.push_str("    ip daddr @host return\n");
+        let mut returns = vec!["ip daddr @host return".to_owned()];
         if !allow.is_empty() {
-            let _ = writeln!(out, "    ip daddr {} return", set(&allow));
+            returns.push(format!("ip daddr {} return", set(&allow)));
         }
-        let _ = writeln!(out, "    ip daddr {} return", set(&lan));
-        let redirect = format!("tcp dport {{ {ports} }} redirect to :{port}");
-        if egress.internet_denied {
-            let _ = writeln!(out, "    {redirect}");
-        } else {
-            let _ = writeln!(out, "    ip daddr {} {redirect}", set(&deny));
-        }
-        out.push_str("  }\n");
+        returns.push(format!("ip daddr {} return", set(&lan)));
+        let to = |action: &str| {
+            let rule = format!("tcp dport {{ {ports} }} {action}");
+            if egress.internet_denied { rule } else { format!("ip daddr {} {rule}", set(&deny)) }
+        };
+        let own = [format!("meta mark {mark} return"), "oifname \"lo\" return".to_owned()];
+        let mut body = returns.clone();
+        body.push(to(&format!("redirect to :{port}")));
+        chain(&mut out, "divert", "nat hook output priority -100", &own, &body);
+        let mut body = returns;
+        body.push(to(&format!("dnat ip to 127.0.0.1:{port}")));
+        chain(
+            &mut out,
+            "divert_guest",
+            "nat hook prerouting priority -100",
+            &[format!("{guest} return")],
+            &body,
+        );
     }
     out.push_str("}\n");
     Ok(out)
@@ -662,6 +705,7 @@ impl Drop for Attached {
 
 /// Removes what a daemon that died left of sandbox `id`'s network under `dir`.
 pub fn clean_up(dir: &Path, id: &str) {
+    gvisor_net::GuestLink::clean_up(dir, id);
     drop(Attached {
         pin: dir.join(id),
         pid_file: dir.join(format!("{id}.pasta.pid")),
@@ -672,7 +716,7 @@ pub fn clean_up(dir: &Path, id: &str) {
 }
 
 /// Bind-mounts `source` (a namespace file) onto `target` (an existing file): a pin.
-pub(super) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
+pub(crate) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
     let nul = |_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in a path");
     let source = std::ffi::CString::new(source).map_err(nul)?;
     let target = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).map_err(nul)?;
@@ -792,6 +836,7 @@ table inet dsh {
   chain output {
     type filter hook output priority filter; policy accept;
     oifname \"lo\" accept
+    oifname \"gv0\" accept
     ip daddr 198.18.0.53 meta l4proto { tcp, udp } th dport 53 accept
     ip daddr @host reject with icmpx admin-prohibited
     ip daddr { 10.1.0.0/16 } accept
@@ -800,6 +845,30 @@ table inet dsh {
     ip daddr { 198.51.100.7/32 } reject with icmpx admin-prohibited
     reject with icmpx admin-prohibited
     meta nfproto ipv6 reject with icmpx admin-prohibited
+  }
+  chain forward {
+    type filter hook forward priority filter; policy accept;
+    ct state established,related accept
+    iifname != \"gv0\" drop
+    ip daddr 198.18.0.53 meta l4proto { tcp, udp } th dport 53 accept
+    ip daddr @host reject with icmpx admin-prohibited
+    ip daddr { 10.1.0.0/16 } accept
+    ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } reject with icmpx admin-prohibited
+    meta mark 0x64736801 accept
+    ip daddr { 198.51.100.7/32 } reject with icmpx admin-prohibited
+    reject with icmpx admin-prohibited
+    meta nfproto ipv6 reject with icmpx admin-prohibited
+  }
+  chain input {
+    type filter hook input priority filter; policy accept;
+    iifname != \"gv0\" accept
+    ct state established,related accept
+    ct status dnat accept
+    drop
+  }
+  chain guest_out {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname \"eth0\" ip saddr 198.19.0.0/24 masquerade
   }
 }
 "
@@ -830,6 +899,14 @@ table inet dsh {
     ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
     ip daddr { 0.0.0.0/0 } tcp dport { 80, 443 } redirect to :40000
   }
+  chain divert_guest {
+    type nat hook prerouting priority -100; policy accept;
+    iifname != \"gv0\" return
+    ip daddr @host return
+    ip daddr { 203.0.113.9/32 } return
+    ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
+    ip daddr { 0.0.0.0/0 } tcp dport { 80, 443 } dnat ip to 127.0.0.1:40000
+  }
 }
 "
         );
@@ -842,7 +919,7 @@ table inet dsh {
             "flush set inet dsh host\nadd element inet dsh host { 192.0.2.2, 192.0.2.9, 198.18.0.1 }\n"
         );
         assert!(rules.contains(
-            "    oifname \"lo\" accept\n    ct status dnat ip daddr 127.0.0.1 tcp dport 40000 accept\n"
+            "    oifname \"lo\" accept\n    oifname \"gv0\" accept\n    ct status dnat ip daddr 127.0.0.1 tcp dport 40000 accept\n"
         ));
         // Nothing refused by the rules: nothing to divert.
         let open = Egress { deny_out: Vec::new(), ..egress };

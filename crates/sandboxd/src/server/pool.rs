@@ -189,6 +189,7 @@ async fn warm_one(shared: &Arc<Shared>, template: &str) -> anyhow::Result<()> {
         volume_mounts: Vec::new(),
         startup: None,
         runtime: Default::default(),
+        checkpoint: None,
     };
     let slot = shared.insert_new(&blank)?;
     slot.lock().pooled = true;

@@ -31,7 +31,9 @@ impl std::fmt::Display for Port {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.reach {
             Reach::Host => write!(f, "127.0.0.1:{} (host network)", self.port),
-            Reach::Namespace(_) => write!(f, "127.0.0.1:{} (sandbox network)", self.port),
+            Reach::Namespace(_, address) => {
+                write!(f, "{address}:{} (sandbox network)", self.port)
+            }
         }
     }
 }

@@ -77,6 +77,20 @@ pub struct Record {
     /// What runs it (dsh extension `runtime`): this daemon's launcher or gVisor.
     #[serde(default)]
     pub runtime: crate::gvisor::Runtime,
+    /// Its memory is on disk (a gVisor checkpoint in its directory, see
+    /// `gvisor_sandbox.rs`): its next start restores its processes where they were.
+    #[serde(default)]
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// A gVisor sandbox's saved memory, as its record knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoint {
+    /// The envd access token the saved envd holds: a fork's own is given to it with this
+    /// one at its first start.
+    #[serde(default)]
+    pub envd_access_token: Option<String>,
 }
 
 /// A volume mounted into a sandbox at every start.
@@ -415,6 +429,7 @@ mod tests {
             }],
             startup: None,
             runtime: Default::default(),
+            checkpoint: None,
         };
         store.save(&record).unwrap();
         fs::create_dir(store.sandbox_dir("abc")).unwrap();

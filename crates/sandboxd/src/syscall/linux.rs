@@ -60,12 +60,9 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 /// A helper child that unshares a user namespace and stays in it until `release` is
 /// closed. It reports its host pid (read from the host's `/proc/self`, since our own
 /// pid namespace numbers it differently) so the parent can write its id maps.
-fn user_namespace_holder(
-    (report_read, report): (&OwnedFd, &OwnedFd),
-    (release, release_write): (&OwnedFd, &OwnedFd),
-) -> io::Result<libc::pid_t> {
-    // SAFETY: the init is single-threaded, so the child may run any code; it only makes
-    // plain system calls and leaves with _exit.
+fn user_namespace_holder(report: &OwnedFd, release: &OwnedFd) -> io::Result<libc::pid_t> {
+    // SAFETY: the child of a fork (the init's, or of the daemon, which has threads) makes
+    // only plain system calls on descriptors it holds and leaves with _exit.
     let pid = unsafe { libc::fork() };
     if pid == -1 {
         return Err(io::Error::last_os_error());
@@ -75,9 +72,23 @@ fn user_namespace_holder(
     }
     // SAFETY: child side: raw system calls on descriptors we hold, then _exit.
     unsafe {
-        // Only the parent's copies may keep the pipes open, or neither side sees EOF.
-        libc::close(report_read.as_raw_fd());
-        libc::close(release_write.as_raw_fd());
+        // Only the parent's copies of the pipes' other ends may stay open, or neither side
+        // sees EOF. Nor may this child hold any other descriptor: one of another
+        // thread's holder pipes (forked while that call was under way) would keep that
+        // call waiting for an EOF that comes only once this child ends, which waits for
+        // its own call. So every descriptor but its two ends is closed.
+        let (low, high) = {
+            let (a, b) = (report.as_raw_fd() as libc::c_uint, release.as_raw_fd() as libc::c_uint);
+            (a.min(b), a.max(b))
+        };
+        let close_range = |first: libc::c_uint, last: libc::c_uint| {
+            if first <= last {
+                libc::syscall(libc::SYS_close_range, first, last, 0);
+            }
+        };
+        close_range(3, low.saturating_sub(1));
+        close_range(low + 1, high - 1);
+        close_range(high + 1, libc::c_uint::MAX);
         let mut message = [0u8; 32];
         let mut len = 0;
         if libc::unshare(libc::CLONE_NEWUSER) == 0 {
@@ -107,8 +118,7 @@ fn wait_child(pid: libc::pid_t) {
 fn open_user_namespace(map: &[(u32, u32, u32)]) -> io::Result<OwnedFd> {
     let (report_read, report_write) = pipe()?;
     let (release_read, release_write) = pipe()?;
-    let pid =
-        user_namespace_holder((&report_read, &report_write), (&release_read, &release_write))?;
+    let pid = user_namespace_holder(&report_write, &release_read)?;
     drop((report_write, release_read));
     let result = (|| {
         let mut message = Vec::new();

@@ -1,6 +1,6 @@
-//! The first part of the gVisor runtime (`gvisor.rs`): envd in a runsc container, in a
-//! network namespace the daemon made and pinned, reached on its loopback as a native
-//! sandbox's envd is, and what root inside makes stored as a uid block's root on the
+//! The gVisor runtime (`gvisor.rs`): envd in a runsc container whose network namespace is
+//! linked behind one the daemon made and pinned (`gvisor_net.rs`), reached at the guest's
+//! address from there, and what root inside makes stored as a uid block's root on the
 //! host (the root shown to runsc through an idmapped mount).
 
 use std::io::{Read as _, Write as _};
@@ -14,7 +14,7 @@ use dsh_sandboxd::spec::IdRange;
 
 use super::harness::{envd_binary, scopeguard};
 
-/// `GET /health` on 127.0.0.1:49983 inside the namespace pinned at `pin`: the status
+/// `GET /health` on the guest's 49983 from the namespace pinned at `pin`: the status
 /// line, or the error.
 fn health_inside(pin: &Path) -> Result<String, String> {
     let namespace = std::fs::File::open(pin).unwrap();
@@ -22,8 +22,9 @@ fn health_inside(pin: &Path) -> Result<String, String> {
         // SAFETY: setns(2) of this thread (which ends here) into a namespace file.
         let joined = unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) };
         assert_eq!(joined, 0, "{}", std::io::Error::last_os_error());
-        let mut stream =
-            std::net::TcpStream::connect(("127.0.0.1", 49983)).map_err(|e| e.to_string())?;
+        let guest = std::net::SocketAddr::from((dsh_sandboxd::gvisor_net::GUEST, 49983));
+        let mut stream = std::net::TcpStream::connect_timeout(&guest, Duration::from_secs(2))
+            .map_err(|e| e.to_string())?;
         stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         stream.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
         let mut reply = String::new();
@@ -88,7 +89,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         args: vec![
             envd.display().to_string(),
             "--listen".into(),
-            "127.0.0.1:49983".into(),
+            "0.0.0.0:49983".into(),
             "--default-user".into(),
             "root".into(),
         ],
@@ -97,7 +98,8 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         log: dir.path().join("envd.log"),
     };
     let started = Instant::now();
-    runsc.start(&spec).unwrap();
+    let link = runsc.start(&spec).unwrap();
+    assert!(link.is_some(), "gVisor's namespace is linked to the pinned one");
     let destroy = scopeguard(|| {
         let _ = runsc.destroy(&spec);
     });
@@ -136,7 +138,10 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
     drop(destroy);
     assert!(runsc.state(&id).is_err(), "the container is gone");
     assert_eq!(processes_mentioning(&container_id(&id)), Vec::<u32>::new());
-    assert_eq!(health_inside(&pin), Err("Connection refused (os error 111)".to_owned()));
+    drop(link);
+    let after = health_inside(&pin);
+    assert!(after.is_err(), "envd still answers: {after:?}");
+    assert!(!dir.path().join(format!("{id}.guest")).exists(), "the guest's pin is gone");
     // SAFETY: umount2 of the pin made above.
     let pin_c = std::ffi::CString::new(pin.as_os_str().as_encoded_bytes()).unwrap();
     assert_eq!(unsafe { libc::umount2(pin_c.as_ptr(), libc::MNT_DETACH) }, 0);
@@ -172,7 +177,8 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
             "ip -4 -br addr show eth0 2>&1 || cat /proc/net/fib_trie | grep -c 198.18.0.2",
         )
         .await;
-    assert!(out.contains("198.18.0.2"), "{out}");
+    // gVisor's own stack, behind the sandbox's namespace (see `gvisor_net.rs`).
+    assert!(out.contains("198.19.0.2"), "{out}");
     // gVisor's own /dev, with its terminals: a process gets one.
     let pty = "python3 -c \"import os, pty\npid, fd = pty.fork()\nif pid == 0:\n    os.execv('/bin/echo', ['echo', 'in-pty'])\nprint(os.read(fd, 100))\"";
     let (out, code) = c.run(&sandbox, pty).await;
@@ -205,4 +211,284 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     assert!(!mountinfo.contains(&id), "a mount of {id} is left");
     h.stop().await;
+}
+
+/// What a sandbox holds in memory for the tests below: a shell loop counting (its pid
+/// and its count in files), an HTTP server counting its requests on port 8000, and a
+/// Python REPL reading statements from a FIFO (a writer holds it open) and writing what
+/// it prints to /tmp/repl.out.
+const RUN_STATEFUL: &str = "\
+mkfifo /tmp/in
+setsid sh -c 'exec sleep 100000 > /tmp/in' </dev/null >/dev/null 2>&1 &
+setsid python3 -i -q -u < /tmp/in > /tmp/repl.out 2>/dev/null &
+setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done' </dev/null >/dev/null 2>&1 &
+echo $! > /tmp/count.pid
+setsid python3 -c '
+import http.server
+n = 0
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        global n
+        n += 1
+        body = str(n).encode()
+        self.send_response(200)
+        self.send_header(\"Content-Length\", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer((\"0.0.0.0\", 8000), H).serve_forever()
+' </dev/null >/dev/null 2>&1 &
+";
+
+/// One request to the counting server inside: its count (retried while it starts).
+const ASK_SERVER: &str = "python3 -c \"
+import time, urllib.request
+for _ in range(100):
+    try:
+        print(urllib.request.urlopen('http://127.0.0.1:8000', timeout=5).read().decode())
+        break
+    except OSError:
+        time.sleep(0.1)
+\"";
+
+/// Sends `statement` to the REPL and prints what it has written so far, once it has
+/// written `lines` lines.
+fn ask_repl(statement: &str, lines: usize) -> String {
+    format!(
+        "echo '{statement}' > /tmp/in; for _ in $(seq 100); do \
+         [ $(wc -l < /tmp/repl.out) -ge {lines} ] && break; sleep 0.05; done; cat /tmp/repl.out"
+    )
+}
+
+/// The counter's pid and count.
+async fn counter(c: &super::harness::Client, sandbox: &serde_json::Value) -> (String, u64) {
+    let (out, code) = c.run(sandbox, "cat /tmp/count.pid /tmp/count").await;
+    assert_eq!(code, 0, "{out}");
+    let mut lines = out.lines();
+    let pid = lines.next().unwrap_or_default().to_owned();
+    let count = lines.next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{out}"));
+    (pid, count)
+}
+
+/// A gVisor sandbox paused with its memory writes it to disk and outlives its daemon:
+/// killed with SIGKILL, a new daemon on the same state directory resumes it, and the
+/// processes that ran go on with their memory (a counting loop, a server's count of its
+/// requests on a socket still listening, a REPL's variable).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
+    use reqwest::{Method, StatusCode};
+    use serde_json::json;
+
+    let dir = tempfile::Builder::new().prefix("dsh-gvisor-pause-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _cleanup = super::harness::KillOnDrop(state.clone());
+    let (daemon, c) = super::harness::spawn_daemon(&state).await;
+    // A failed assertion must not leave the daemon running.
+    let mut daemon = DaemonChild(daemon);
+    let state = std::fs::canonicalize(&state).unwrap();
+    let sandbox = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    let (out, code) = c.run(&sandbox, RUN_STATEFUL).await;
+    assert_eq!((out.as_str(), code), ("", 0));
+    assert_eq!(c.run(&sandbox, ASK_SERVER).await, ("1\n".to_owned(), 0));
+    assert_eq!(c.run(&sandbox, ASK_SERVER).await, ("2\n".to_owned(), 0));
+    let (out, _) = c.run(&sandbox, &ask_repl("x = 41; print(\"set\", x)", 1)).await;
+    assert_eq!(out, "set 41\n");
+    let (pid, before) = counter(&c, &sandbox).await;
+
+    let reply = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), Some(json!({}))).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{:?}", reply.body);
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(state.join(format!("sandboxes/{id}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(record["phase"], "paused");
+    assert_eq!(record["checkpoint"]["envdAccessToken"], sandbox["envdAccessToken"]);
+    let image = state.join(format!("sandboxes/{id}/memory/checkpoint.img"));
+    let size = std::fs::metadata(&image).unwrap().len();
+    assert!(size > 100_000, "a checkpoint of {size} bytes");
+    assert_eq!(processes_mentioning(&container_id(&id)), Vec::<u32>::new());
+
+    // The daemon dies without a word; a new one finds the sandbox paused.
+    daemon.0.kill().unwrap();
+    daemon.0.wait().unwrap();
+    let (second, c) = super::harness::spawn_daemon(&state).await;
+    daemon = DaemonChild(second);
+    let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(detail.body["state"], "paused");
+    let reply = c
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{:?}", reply.body);
+    assert_eq!(reply.body["envdAccessToken"], sandbox["envdAccessToken"], "the token is kept");
+
+    let (same_pid, after) = counter(&c, &sandbox).await;
+    assert_eq!(same_pid, pid, "the counting loop is the same process");
+    assert!(after >= before, "the count went back: {before} -> {after}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, later) = counter(&c, &sandbox).await;
+    assert!(later > after, "the loop does not count any more: {after} -> {later}");
+    assert_eq!(c.run(&sandbox, ASK_SERVER).await, ("3\n".to_owned(), 0));
+    let (out, _) = c.run(&sandbox, &ask_repl("print(x + 1)", 2)).await;
+    assert_eq!(out, "set 41\n42\n");
+    assert!(!image.exists(), "the spent checkpoint is removed");
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(state.join(format!("sandboxes/{id}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(record["checkpoint"], serde_json::Value::Null);
+
+    let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    super::harness::wait_until("runsc's processes to go", Duration::from_secs(20), async || {
+        processes_mentioning(&container_id(&id)).is_empty()
+    })
+    .await;
+    // SAFETY: kill(2) of our own child.
+    unsafe { libc::kill(daemon.0.id() as i32, libc::SIGTERM) };
+    assert_eq!(daemon.0.wait().unwrap().code(), Some(0));
+}
+
+/// A daemon child killed (and reaped) when dropped.
+struct DaemonChild(std::process::Child);
+
+impl Drop for DaemonChild {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A fork of a gVisor sandbox has its processes: a REPL holding a variable is forked 3
+/// times, and each fork (and the parent, which goes on) changes it on its own. Each
+/// fork has its own envd token, network (its server's port is its own) and container.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forks_of_a_gvisor_sandbox_carry_its_processes_and_go_their_own_ways() {
+    use reqwest::{Method, StatusCode};
+    use serde_json::json;
+
+    let mut h = super::harness::Harness::start().await;
+    let c = h.client.clone();
+    let parent = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
+    let parent_id = parent["sandboxID"].as_str().unwrap().to_owned();
+    let (out, code) = c.run(&parent, RUN_STATEFUL).await;
+    assert_eq!((out.as_str(), code), ("", 0));
+    let (out, _) = c.run(&parent, &ask_repl("x = 1; print(\"x\", x)", 1)).await;
+    assert_eq!(out, "x 1\n");
+    assert_eq!(c.run(&parent, ASK_SERVER).await, ("1\n".to_owned(), 0));
+
+    let reply = c
+        .call(
+            Method::POST,
+            &format!("/sandboxes/{parent_id}/fork"),
+            Some(json!({"count": 3, "timeout": 60})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{:?}", reply.body);
+    let forks: Vec<serde_json::Value> =
+        reply.body.as_array().unwrap().iter().map(|entry| entry["sandbox"].clone()).collect();
+    assert_eq!(forks.len(), 3, "{:?}", reply.body);
+    let mut tokens: Vec<&str> =
+        forks.iter().map(|f| f["envdAccessToken"].as_str().unwrap()).collect();
+    tokens.push(parent["envdAccessToken"].as_str().unwrap());
+    tokens.sort();
+    tokens.dedup();
+    assert_eq!(tokens.len(), 4, "each fork has a token of its own");
+
+    for (n, fork) in forks.iter().enumerate() {
+        let value = 10 * (n + 1);
+        let statement = format!("x = x + {value}; print(\"x\", x)");
+        let (out, _) = c.run(fork, &ask_repl(&statement, 2)).await;
+        assert_eq!(out, format!("x 1\nx {}\n", 1 + value));
+        assert_eq!(c.run(fork, ASK_SERVER).await, ("2\n".to_owned(), 0));
+        // The parent's token does not open a fork.
+        let mut stranger = fork.clone();
+        stranger["envdAccessToken"] = parent["envdAccessToken"].clone();
+        let reply = c.envd(&stranger, Method::GET, "/files?path=/tmp/count").send().await.unwrap();
+        assert_eq!(reply.status(), StatusCode::UNAUTHORIZED);
+    }
+    let (out, _) = c.run(&parent, &ask_repl("print(\"x\", x)", 2)).await;
+    assert_eq!(out, "x 1\nx 1\n");
+    assert_eq!(c.run(&parent, ASK_SERVER).await, ("2\n".to_owned(), 0));
+    // Four containers, each with its own sandbox process.
+    let mut pids: Vec<u32> = std::iter::once(&parent)
+        .chain(&forks)
+        .flat_map(|sandbox| {
+            processes_mentioning(&container_id(sandbox["sandboxID"].as_str().unwrap()))
+        })
+        .collect();
+    let all = pids.len();
+    pids.sort();
+    pids.dedup();
+    assert_eq!(pids.len(), all, "a process of two containers");
+    for sandbox in std::iter::once(&parent).chain(&forks) {
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        assert!(!processes_mentioning(&container_id(id)).is_empty(), "no container of {id}");
+    }
+    for sandbox in forks.iter().chain([&parent]) {
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    }
+    h.stop().await;
+}
+
+/// A gVisor sandbox's network is the same product as a native one's, through gVisor's
+/// own stack behind the sandbox's namespace (`gvisor_net.rs`): it reaches the stand-in
+/// internet, never the host (its loopback, its addresses, pasta's gateway) nor the
+/// router's own address, and E2B's egress rules and the domain filter hold for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gvisor_sandbox_reaches_the_internet_never_the_host_and_its_rules_hold() {
+    use super::network::{HOST_SIDE, INTERNET, Internet, by_name, reach};
+    use serde_json::json;
+
+    let mut internet = Internet::start();
+    internet.serve_tls();
+    let h = super::harness::Harness::start().await;
+    let c = h.client.clone();
+    let open = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
+    let web = format!("http://{INTERNET}/index.txt");
+    super::harness::wait_until(
+        "the stand-in internet answers",
+        Duration::from_secs(15),
+        async || reach(&c, &open, std::slice::from_ref(&web)).await == ["200"],
+    )
+    .await;
+    let port = internet.host_port;
+    let mut host_urls = vec![
+        format!("http://127.0.0.1:{port}/index.txt"),
+        format!("http://{HOST_SIDE}:{port}/index.txt"),
+        format!("http://198.18.0.1:{port}/index.txt"),
+        format!("http://{}:{port}/index.txt", dsh_sandboxd::gvisor_net::ROUTER),
+    ];
+    for address in dsh_sandboxd::server::network::host_addresses() {
+        host_urls.push(format!("http://{address}:{port}/index.txt"));
+    }
+    let refused = reach(&c, &open, &host_urls).await;
+    assert_eq!(refused.len(), host_urls.len());
+    assert!(refused.iter().all(|r| r != "200"), "{host_urls:?} -> {refused:?}");
+    let direct = reqwest::get(format!("http://127.0.0.1:{port}/index.txt")).await.unwrap();
+    assert_eq!(direct.text().await.unwrap(), "the internet");
+
+    let closed = c
+        .create(json!({"templateID": "base", "runtime": "gvisor", "allow_internet_access": false}))
+        .await;
+    assert_ne!(reach(&c, &closed, std::slice::from_ref(&web)).await, ["200"]);
+
+    let listed = c
+        .create(json!({"templateID": "base", "runtime": "gvisor", "network": {
+            "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test"]}}))
+        .await;
+    let (http, tls) = by_name(&c, &listed, &["allowed.test", "other.test"]).await;
+    assert_eq!(
+        http,
+        [
+            "allowed.test 200 the internet".to_owned(),
+            format!(
+                "other.test 403 dsh: egress to other.test ({INTERNET}:80) is refused by this sandbox's network rules; allowOut names the domains it may reach"
+            ),
+        ]
+    );
+    assert_eq!(tls[0], "allowed.test tls to allowed.test", "{tls:?}");
+    assert_ne!(tls[1], "other.test tls to other.test", "{tls:?}");
+    drop(h);
 }

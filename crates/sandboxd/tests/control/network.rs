@@ -13,16 +13,16 @@ use super::pool::pooled;
 
 /// The stand-in internet: namespace `dsh-inet-<pid>` behind a veth pair, the host at
 /// 198.51.100.1 and a web server at 198.51.100.2 (TEST-NET-2, routed nowhere).
-struct Internet {
+pub(super) struct Internet {
     name: String,
     server: Child,
     host_server: Child,
-    host_port: u16,
+    pub(super) host_port: u16,
     tls_server: Option<Child>,
 }
 
-const INTERNET: &str = "198.51.100.2";
-const HOST_SIDE: &str = "198.51.100.1";
+pub(super) const INTERNET: &str = "198.51.100.2";
+pub(super) const HOST_SIDE: &str = "198.51.100.1";
 
 fn ip(args: &[&str]) {
     let status = Command::new("ip").args(args).status().unwrap();
@@ -33,7 +33,7 @@ fn ip(args: &[&str]) {
 static INTERNETS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 impl Internet {
-    fn start() -> Internet {
+    pub(super) fn start() -> Internet {
         let n = INTERNETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tag = format!("{}{n}", std::process::id() % 100_000);
         let name = format!("dsh-inet-{tag}");
@@ -83,7 +83,7 @@ impl Internet {
 
     /// A TLS server on port 443 (a self-signed certificate) that answers every
     /// connection with the server name its client sent: `tls to <name>`.
-    fn serve_tls(&mut self) {
+    pub(super) fn serve_tls(&mut self) {
         let dir = std::env::temp_dir().join(format!("{}-www", self.name));
         let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
         let made = Command::new("openssl")
@@ -128,7 +128,7 @@ impl Drop for Internet {
 }
 
 /// From inside: for each URL, the status, or the error's name.
-async fn reach(c: &Client, sandbox: &Value, urls: &[String]) -> Vec<String> {
+pub(super) async fn reach(c: &Client, sandbox: &Value, urls: &[String]) -> Vec<String> {
     let script = format!(
         "import urllib.request as u\nfor url in {urls:?}:\n    try:\n        print(u.urlopen(url, timeout=3).status)\n    except Exception as e:\n        print(type(getattr(e, 'reason', e)).__name__)\n"
     );
@@ -260,7 +260,11 @@ async fn a_private_network_reaches_the_internet_but_never_the_host() {
 /// From inside, for each name: an HTTP request to the stand-in internet with that `Host`
 /// (`<name> <status> <body>`), and a TLS connection with that server name (`<name>
 /// <the server's answer>`, or the error's reason or name).
-async fn by_name(c: &Client, sandbox: &Value, names: &[&str]) -> (Vec<String>, Vec<String>) {
+pub(super) async fn by_name(
+    c: &Client,
+    sandbox: &Value,
+    names: &[&str],
+) -> (Vec<String>, Vec<String>) {
     let http = format!(
         "import sys, urllib.request as u, urllib.error\nfor host in sys.argv[1:]:\n    try:\n        r = u.urlopen(u.Request('http://{INTERNET}/index.txt', headers={{'Host': host}}), timeout=5)\n        print(host, r.status, r.read().decode())\n    except urllib.error.HTTPError as e:\n        print(host, e.code, e.read().decode().strip())\n    except Exception as e:\n        print(host, type(getattr(e, 'reason', e)).__name__)\n"
     );
