@@ -38,11 +38,18 @@ pub struct Check {
     packages: Option<Packages>,
 }
 
-/// A missing program's package on the families `--fix` installs on.
+/// A missing program's package on the families `--fix` installs on (None: the family has
+/// none, `-` in the list).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Packages {
-    apt: &'static str,
-    dnf: &'static str,
+    apt: Option<&'static str>,
+    dnf: Option<&'static str>,
+}
+
+impl Packages {
+    const fn both(apt: &'static str, dnf: &'static str) -> Packages {
+        Packages { apt: Some(apt), dnf: Some(dnf) }
+    }
 }
 
 impl Check {
@@ -56,6 +63,10 @@ impl Check {
         fix: impl Into<String>,
     ) -> Check {
         Check { name, status, found: found.into(), fix: fix.into(), packages: None }
+    }
+    /// Something optional is missing: ok, with how to get it.
+    fn note(name: &'static str, found: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check { fix: fix.into(), ..Check::ok(name, found) }
     }
     fn installs(mut self, packages: Packages) -> Check {
         self.packages = Some(packages);
@@ -132,7 +143,10 @@ fn install_missing(checks: &[Check], quiet: bool) -> Fixed {
     for check in checks.iter().filter(|c| c.status != Status::Ok) {
         if let Some(p) = check.packages {
             let name = if apt || !dnf { p.apt } else { p.dnf };
-            if !packages.contains(&name) {
+            // A program this family has no package for is named by its check's fix.
+            if let Some(name) = name
+                && !packages.contains(&name)
+            {
                 packages.push(name);
             }
         }
@@ -212,6 +226,16 @@ pub fn checks() -> Vec<Check> {
             Need::Quota => continue,
             Need::Rootless if host_root => continue,
             Need::Rootless => Status::Fail,
+            // Which runsc matters, not only whether there is one.
+            Need::Gvisor => {
+                let on_path = requirements::on_path(tool.program, None);
+                let path = std::env::var_os("PATH").unwrap_or_default();
+                let version =
+                    on_path.then(|| first_line(&path, tool.program, &["--version"])).flatten();
+                let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+                checks.push(runsc(&tool, on_path, version.as_deref(), bookworm(&os_release)));
+                continue;
+            }
         };
         let packages = Packages { apt: tool.debian, dnf: tool.fedora };
         checks.push(if requirements::on_path(tool.program, None) {
@@ -219,7 +243,7 @@ pub fn checks() -> Vec<Check> {
         } else {
             let instead = match tool.need {
                 Need::Network => " (or run sandboxes with [sandboxd] net = \"none\")",
-                Need::Quota | Need::Rootless => "",
+                Need::Quota | Need::Rootless | Need::Gvisor => "",
             };
             let install = requirements::install_commands(std::slice::from_ref(&tool));
             let fix = format!("dsh doctor --fix, or {install}{instead}");
@@ -238,7 +262,7 @@ pub fn checks() -> Vec<Check> {
             "node",
             "node",
             &["--version"][..],
-            Packages { apt: "nodejs", dnf: "nodejs" },
+            Packages::both("nodejs", "nodejs"),
             Status::Fail,
             "Code Mode runs programs with it",
         ),
@@ -246,7 +270,7 @@ pub fn checks() -> Vec<Check> {
             "npm",
             "npm",
             &["--version"][..],
-            Packages { apt: "npm", dnf: "npm" },
+            Packages::both("npm", "npm"),
             Status::Warn,
             "language servers are installed with it on first use",
         ),
@@ -254,7 +278,7 @@ pub fn checks() -> Vec<Check> {
             "python3",
             "python3",
             &["--version"][..],
-            Packages { apt: "python3", dnf: "python3" },
+            Packages::both("python3", "python3"),
             Status::Warn,
             "agents run Python",
         ),
@@ -262,7 +286,7 @@ pub fn checks() -> Vec<Check> {
             "python",
             "python",
             &["--version"][..],
-            Packages { apt: "python-is-python3", dnf: "python-unversioned-command" },
+            Packages::both("python-is-python3", "python-unversioned-command"),
             Status::Warn,
             "E2B's images have `python`",
         ),
@@ -270,7 +294,7 @@ pub fn checks() -> Vec<Check> {
             "git",
             "git",
             &["--version"][..],
-            Packages { apt: "git", dnf: "git" },
+            Packages::both("git", "git"),
             Status::Warn,
             "agents use it",
         ),
@@ -278,7 +302,7 @@ pub fn checks() -> Vec<Check> {
             "curl",
             "curl",
             &["--version"][..],
-            Packages { apt: "curl", dnf: "curl" },
+            Packages::both("curl", "curl"),
             Status::Warn,
             "agents use it",
         ),
@@ -289,12 +313,90 @@ pub fn checks() -> Vec<Check> {
                 name,
                 status,
                 format!("{program} not in the sandbox's PATH ({SANDBOX_PATH})"),
-                format!("dsh doctor --fix, or apt-get install {} ({why})", packages.apt),
+                format!(
+                    "dsh doctor --fix, or apt-get install {} ({why})",
+                    packages.apt.unwrap_or(program)
+                ),
             )
             .installs(packages),
         });
     }
     checks
+}
+
+/// Whether `/etc/os-release` (its text) is Debian 12's, whose own runsc is too old.
+fn bookworm(os_release: &str) -> bool {
+    os_release.lines().any(|line| {
+        line.trim()
+            .strip_prefix("VERSION_CODENAME=")
+            .is_some_and(|name| name.trim_matches('"') == "bookworm")
+    })
+}
+
+/// How Debian 12 gets a runsc new enough: its backports suite's.
+const BOOKWORM_RUNSC: &str = "as root, add bookworm-backports to apt's sources and apt-get install -t bookworm-backports runsc (scripts/setup --all does both)";
+
+/// gVisor's runsc (`tool`, its line of the list): whether it is on PATH, the first line
+/// its `--version` printed (None: it failed), and whether this is Debian 12. gVisor is
+/// optional: its absence is a note (ok, with how to get it), a runsc too old to use a
+/// warning. `--fix` installs neither: Debian 12 needs backports for it, Fedora and Arch
+/// have no package.
+fn runsc(
+    tool: &requirements::SystemTool,
+    on_path: bool,
+    version: Option<&str>,
+    bookworm: bool,
+) -> Check {
+    let oldest = requirements::RUNSC_OLDEST;
+    let newer = || {
+        if bookworm {
+            BOOKWORM_RUNSC.to_owned()
+        } else {
+            format!(
+                "install runsc {oldest} or newer: gVisor's release from https://gvisor.dev/docs/user_guide/install/, or a newer package of your distribution"
+            )
+        }
+    };
+    let name = tool.program;
+    match (on_path, version.map(|v| (v, requirements::runsc_release(v)))) {
+        (false, _) => {
+            let install = if bookworm {
+                BOOKWORM_RUNSC.to_owned()
+            } else {
+                requirements::install_commands(std::slice::from_ref(tool))
+            };
+            Check::note(
+                name,
+                format!("runsc not on PATH: no {}, which are optional", tool.need.purpose()),
+                format!("to have them, {install}"),
+            )
+        }
+        (true, None) => Check::bad(
+            name,
+            Status::Warn,
+            "runsc is on PATH but `runsc --version` failed: gVisor sandboxes may not work",
+            newer(),
+        ),
+        (true, Some((_, Some(release)))) if release >= oldest => {
+            Check::ok(name, format!("runsc {release}: gVisor sandboxes available"))
+        }
+        (true, Some((_, Some(release)))) => Check::bad(
+            name,
+            Status::Warn,
+            format!(
+                "runsc {release} is older than {oldest}: too old for gVisor sandboxes (runtime \"gvisor\")"
+            ),
+            newer(),
+        ),
+        (true, Some((version, None))) => Check::bad(
+            name,
+            Status::Warn,
+            format!(
+                "`runsc --version` says {version:?}: no release date, so maybe older than {oldest}"
+            ),
+            newer(),
+        ),
+    }
 }
 
 /// An ordinary user: what running sandboxes in the user's own namespace needs.
@@ -415,13 +517,18 @@ const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 /// The first line (at most 60 characters) a program found on [`SANDBOX_PATH`] prints for
 /// `args`, or None when it cannot run (5 s at most).
 fn version_of(program: &str, args: &[&str]) -> Option<String> {
-    let found = SANDBOX_PATH
-        .split(':')
-        .map(|dir| std::path::Path::new(dir).join(program))
+    first_line(std::ffi::OsStr::new(SANDBOX_PATH), program, args)
+}
+
+/// The first line (at most 60 characters) a program found on `path` (a `PATH` value, which
+/// it runs with) prints for `args`, or None when it cannot run (5 s at most).
+fn first_line(path: &std::ffi::OsStr, program: &str, args: &[&str]) -> Option<String> {
+    let found = std::env::split_paths(path)
+        .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())?;
     let mut child = Command::new(found)
         .args(args)
-        .env("PATH", SANDBOX_PATH)
+        .env("PATH", path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -458,7 +565,8 @@ mod tests {
     }
 
     /// On the machines this project is tested on (root, Linux with user namespaces,
-    /// cgroups, pasta, btrfs-progs, node, npm, python3): every check a sandbox needs passes.
+    /// cgroups, pasta, btrfs-progs, runsc from bookworm-backports, node, npm, python3):
+    /// every check a sandbox needs passes.
     #[test]
     fn this_machine_can_run_local_sandboxes() {
         let checks = checks();
@@ -472,6 +580,7 @@ mod tests {
                 "pasta",
                 "nft",
                 "mkfs.btrfs",
+                "runsc",
                 "node",
                 "npm",
                 "python3",
@@ -480,8 +589,88 @@ mod tests {
                 "curl"
             ]
         );
-        for check in &checks[..8] {
+        for check in &checks[..9] {
             assert_eq!(check.status, Status::Ok, "{check:?}");
         }
+    }
+
+    const DEBIAN_12: &str = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 (bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n";
+
+    #[test]
+    fn debian_12_is_told_by_its_codename() {
+        assert!(bookworm(DEBIAN_12));
+        assert!(bookworm("ID=debian\nVERSION_CODENAME=\"bookworm\"\n"));
+        assert!(!bookworm("ID=debian\nVERSION_CODENAME=trixie\n"));
+        assert!(!bookworm("ID=fedora\nVERSION_ID=41\n"));
+        assert!(!bookworm(""));
+    }
+
+    fn runsc_check(
+        on_path: bool,
+        version: Option<&str>,
+        bookworm: bool,
+    ) -> (Status, String, String) {
+        let tool = requirements::system_tools().into_iter().find(|t| t.program == "runsc").unwrap();
+        let check = runsc(&tool, on_path, version, bookworm);
+        assert_eq!(check.name, "runsc");
+        // `--fix` installs no runsc (backports on Debian 12; no package elsewhere).
+        assert_eq!(check.packages, None);
+        (check.status, check.found, check.fix)
+    }
+
+    #[test]
+    fn a_runsc_new_enough_gives_gvisor_sandboxes() {
+        for (version, release) in [
+            ("runsc version 0.0~20240729.0", "20240729"),
+            ("runsc version release-20250512.0", "20250512"),
+        ] {
+            assert_eq!(
+                runsc_check(true, Some(version), true),
+                (Status::Ok, format!("runsc {release}: gVisor sandboxes available"), String::new())
+            );
+        }
+    }
+
+    #[test]
+    fn a_runsc_too_old_warns_with_backports_on_debian_12() {
+        let old = Some("runsc version 0.0~20221219.0");
+        assert_eq!(
+            runsc_check(true, old, true),
+            (
+                Status::Warn,
+                "runsc 20221219 is older than 20240729: too old for gVisor sandboxes (runtime \"gvisor\")".to_owned(),
+                "as root, add bookworm-backports to apt's sources and apt-get install -t bookworm-backports runsc (scripts/setup --all does both)".to_owned()
+            )
+        );
+        assert_eq!(
+            runsc_check(true, old, false).2,
+            "install runsc 20240729 or newer: gVisor's release from https://gvisor.dev/docs/user_guide/install/, or a newer package of your distribution"
+        );
+        // A release it cannot tell, or no answer at all, warns the same way.
+        assert_eq!(runsc_check(true, Some("runsc version VERSION_MISSING"), true).0, Status::Warn);
+        assert_eq!(
+            runsc_check(true, Some("runsc version VERSION_MISSING"), false).1,
+            "`runsc --version` says \"runsc version VERSION_MISSING\": no release date, so maybe older than 20240729"
+        );
+        assert_eq!(
+            runsc_check(true, None, true).1,
+            "runsc is on PATH but `runsc --version` failed: gVisor sandboxes may not work"
+        );
+    }
+
+    #[test]
+    fn no_runsc_is_a_note_with_how_to_get_it() {
+        assert_eq!(
+            runsc_check(false, None, true),
+            (
+                Status::Ok,
+                "runsc not on PATH: no gVisor sandboxes (runtime \"gvisor\"), which are optional".to_owned(),
+                "to have them, as root, add bookworm-backports to apt's sources and apt-get install -t bookworm-backports runsc (scripts/setup --all does both)".to_owned()
+            )
+        );
+        assert_eq!(
+            runsc_check(false, None, false).2,
+            "to have them, Debian/Ubuntu: apt-get install runsc; Fedora: no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/); Arch: no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/)"
+        );
     }
 }

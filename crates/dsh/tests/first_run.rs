@@ -117,6 +117,13 @@ fn set_up_doctor_and_the_daemon_name_the_same_missing_programs() {
     assert_eq!(with_status("warn"), quota);
     let pasta = checks.iter().find(|c| c["name"] == "pasta").unwrap();
     assert_eq!(pasta["found"], "pasta not on PATH: no private sandbox networks");
+    // gVisor is optional: no runsc is a note, not a warning (its fix says how to get it).
+    let runsc = checks.iter().find(|c| c["name"] == "runsc").unwrap();
+    assert_eq!(runsc["status"], "ok");
+    assert_eq!(
+        runsc["found"],
+        "runsc not on PATH: no gVisor sandboxes (runtime \"gvisor\"), which are optional"
+    );
 
     // The daemon refuses to start, naming exactly doctor's failures, in one message.
     let state = tempfile::tempdir().unwrap();
@@ -142,6 +149,56 @@ fn set_up_doctor_and_the_daemon_name_the_same_missing_programs() {
         .map(|entry| entry.split(' ').next().unwrap().to_owned())
         .collect();
     assert_eq!(named, with_status("fail"));
+}
+
+/// A runsc that says `version` (a script standing in for it) on a `PATH` without the
+/// list's programs: what `scripts/setup --check --all` says is missing and `dsh doctor`'s
+/// runsc check (status, found).
+fn with_runsc_saying(version: &str) -> (BTreeSet<String>, (String, String)) {
+    let bin = path_without_the_list();
+    let runsc = bin.path().join("runsc");
+    std::fs::write(&runsc, format!("#!/bin/sh\nprintf '{version}\\nspec: 1.0.2-dev\\n'\n"))
+        .unwrap();
+    std::fs::set_permissions(&runsc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let missing = setup_says(bin.path(), &["--all"]);
+    let output = run(Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args(["doctor", "--json"])
+        .env("PATH", bin.path()));
+    let checks: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let check = checks.iter().find(|c| c["name"] == "runsc").unwrap();
+    let field = |name: &str| check[name].as_str().unwrap().to_owned();
+    (missing, (field("status"), field("found")))
+}
+
+/// Debian 12's own runsc (20221219) is too old for the gVisor runtime: the set-up step
+/// counts it as missing (and so upgrades it), and doctor warns; bookworm-backports' and
+/// upstream's releases are new enough.
+#[test]
+fn a_runsc_older_than_the_oldest_the_runtime_works_with_counts_as_missing() {
+    let all = listed("*");
+    let without_runsc: BTreeSet<String> = all.iter().filter(|p| *p != "runsc").cloned().collect();
+    assert_eq!(
+        with_runsc_saying("runsc version 0.0~20221219.0"),
+        (
+            all,
+            (
+                "warn".to_owned(),
+                "runsc 20221219 is older than 20240729: too old for gVisor sandboxes (runtime \"gvisor\")".to_owned()
+            )
+        )
+    );
+    for (version, release) in [
+        ("runsc version 0.0~20240729.0", "20240729"),
+        ("runsc version release-20250512.0", "20250512"),
+    ] {
+        assert_eq!(
+            with_runsc_saying(version),
+            (
+                without_runsc.clone(),
+                ("ok".to_owned(), format!("runsc {release}: gVisor sandboxes available"))
+            )
+        );
+    }
 }
 
 #[test]

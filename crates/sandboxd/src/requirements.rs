@@ -18,6 +18,9 @@ pub enum Need {
     Quota,
     /// Running the daemon as an ordinary user.
     Rootless,
+    /// gVisor sandboxes (`runtime: "gvisor"`): the daemon starts without it and refuses
+    /// them.
+    Gvisor,
 }
 
 impl Need {
@@ -26,6 +29,7 @@ impl Need {
             "network" => Some(Need::Network),
             "quota" => Some(Need::Quota),
             "rootless" => Some(Need::Rootless),
+            "gvisor" => Some(Need::Gvisor),
             _ => None,
         }
     }
@@ -36,18 +40,35 @@ impl Need {
             Need::Network => "private sandbox networks",
             Need::Quota => "sandbox disk quotas",
             Need::Rootless => "sandboxes as an ordinary user",
+            Need::Gvisor => "gVisor sandboxes (runtime \"gvisor\")",
+        }
+    }
+
+    /// Where a program of this need comes from on a family that has no package for it.
+    pub fn by_hand(self) -> &'static str {
+        match self {
+            Need::Gvisor => {
+                "install gVisor's release from https://gvisor.dev/docs/user_guide/install/"
+            }
+            Need::Network | Need::Quota | Need::Rootless => "install it by hand",
         }
     }
 }
 
-/// One program and the package that carries it on each family of distributions.
+/// One program and the package that carries it on each family of distributions (None:
+/// the family has none, `-` in the list).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SystemTool {
     pub program: &'static str,
     pub need: Need,
-    pub debian: &'static str,
-    pub fedora: &'static str,
-    pub arch: &'static str,
+    pub debian: Option<&'static str>,
+    pub fedora: Option<&'static str>,
+    pub arch: Option<&'static str>,
+}
+
+/// A package column of the list: `-` is no package.
+fn package(word: &'static str) -> Option<&'static str> {
+    (word != "-").then_some(word)
 }
 
 /// Every program of the list, in its order.
@@ -60,9 +81,9 @@ pub fn system_tools() -> Vec<SystemTool> {
             Some(SystemTool {
                 program: words.next()?,
                 need: Need::parse(words.next()?)?,
-                debian: words.next()?,
-                fedora: words.next()?,
-                arch: words.next()?,
+                debian: package(words.next()?),
+                fedora: package(words.next()?),
+                arch: package(words.next()?),
             })
         })
         .collect()
@@ -119,24 +140,55 @@ impl fmt::Display for MissingTools {
 }
 
 /// `Debian/Ubuntu: apt-get install …; Fedora: dnf install …; Arch: pacman -S …` for
-/// `tools` (each package once).
+/// `tools` (each package once); a program without a package on a family is named with
+/// where to get it instead (`no package for runsc (install gVisor's release from …)`).
 pub fn install_commands(tools: &[SystemTool]) -> String {
-    let packages = |pick: fn(&SystemTool) -> &'static str| {
+    let family = |install: &str, pick: fn(&SystemTool) -> Option<&'static str>| {
         let mut names: Vec<&str> = Vec::new();
+        let mut by_hand: Vec<String> = Vec::new();
         for tool in tools {
-            let name = pick(tool);
-            if !names.contains(&name) {
-                names.push(name);
+            match pick(tool) {
+                Some(name) if !names.contains(&name) => names.push(name),
+                Some(_) => {}
+                None => by_hand.push(format!(
+                    "no package for {} ({})",
+                    tool.program,
+                    tool.need.by_hand()
+                )),
             }
         }
-        names.join(" ")
+        let command = (!names.is_empty()).then(|| format!("{install} {}", names.join(" ")));
+        command.into_iter().chain(by_hand).collect::<Vec<_>>().join(", ")
     };
     format!(
-        "Debian/Ubuntu: apt-get install {}; Fedora: dnf install {}; Arch: pacman -S {}",
-        packages(|t| t.debian),
-        packages(|t| t.fedora),
-        packages(|t| t.arch)
+        "Debian/Ubuntu: {}; Fedora: {}; Arch: {}",
+        family("apt-get install", |t| t.debian),
+        family("dnf install", |t| t.fedora),
+        family("pacman -S", |t| t.arch)
     )
+}
+
+/// The oldest runsc release the gVisor runtime works with (YYYYMMDD).
+///
+/// Older ones lack `--net-disconnect-ok` (checkpoints of sandboxes with a network) and a
+/// working systrap platform. Debian 12's own runsc (20221219) is older; bookworm-backports
+/// and Debian 13 have 20240729. scripts/setup holds the same number (a test checks).
+pub const RUNSC_OLDEST: u32 = 20240729;
+
+/// The release date of a runsc from its `--version` output (`runsc version 0.0~20240729.0`,
+/// or upstream's `release-20240729.0`).
+pub fn runsc_release(version_output: &str) -> Option<u32> {
+    let version =
+        version_output.lines().find_map(|line| line.trim().strip_prefix("runsc version "))?;
+    // Debian's packages say `0.0~DATE.N`, upstream's releases `release-DATE.N`.
+    let rest = version.strip_prefix("0.0~").or_else(|| version.strip_prefix("release-"))?;
+    let (date, after) = (rest.get(..8)?, rest.get(8..)?);
+    // Exactly eight digits: `release-2024072.0` or `0.0~202407291` are no date.
+    if !date.bytes().all(|b| b.is_ascii_digit()) || after.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    date.parse().ok()
 }
 
 #[cfg(test)]
@@ -147,16 +199,27 @@ mod tests {
 
     #[test]
     fn the_list_names_every_program_with_its_packages() {
-        let programs: Vec<(&str, Need, &str)> =
-            system_tools().iter().map(|t| (t.program, t.need, t.debian)).collect();
+        // `-` is no package: None.
+        let tool = |program, need, debian, fedora, arch| {
+            let package = |name: &'static str| (name != "-").then_some(name);
+            SystemTool {
+                program,
+                need,
+                debian: package(debian),
+                fedora: package(fedora),
+                arch: package(arch),
+            }
+        };
         assert_eq!(
-            programs,
+            system_tools(),
             [
-                ("pasta", Need::Network, "passt"),
-                ("nft", Need::Network, "nftables"),
-                ("mkfs.btrfs", Need::Quota, "btrfs-progs"),
-                ("newuidmap", Need::Rootless, "uidmap"),
-                ("newgidmap", Need::Rootless, "uidmap"),
+                tool("pasta", Need::Network, "passt", "passt", "passt"),
+                tool("nft", Need::Network, "nftables", "nftables", "nftables"),
+                tool("mkfs.btrfs", Need::Quota, "btrfs-progs", "btrfs-progs", "btrfs-progs"),
+                tool("newuidmap", Need::Rootless, "uidmap", "shadow-utils", "shadow"),
+                tool("newgidmap", Need::Rootless, "uidmap", "shadow-utils", "shadow"),
+                // Fedora and Arch package no runsc.
+                tool("runsc", Need::Gvisor, "runsc", "-", "-"),
             ]
         );
         // Every line of the list that is not a comment is a tool (a typo would drop one).
@@ -174,6 +237,63 @@ mod tests {
             MissingTools(missing).to_string(),
             "missing programs: pasta (for private sandbox networks), nft (for private sandbox networks), newuidmap (for sandboxes as an ordinary user), newgidmap (for sandboxes as an ordinary user); install them: Debian/Ubuntu: apt-get install passt nftables uidmap; Fedora: dnf install passt nftables shadow-utils; Arch: pacman -S passt nftables shadow"
         );
+    }
+
+    #[test]
+    fn a_program_without_a_package_is_named_with_where_to_get_it() {
+        let gvisor = missing(&[Need::Gvisor], Some(OsStr::new("")));
+        assert_eq!(
+            MissingTools(gvisor.clone()).to_string(),
+            "missing programs: runsc (for gVisor sandboxes (runtime \"gvisor\")); install them: Debian/Ubuntu: apt-get install runsc; Fedora: no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/); Arch: no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/)"
+        );
+        // With packages of the same family: the command first, then the one by hand.
+        let mut both = missing(&[Need::Network], Some(OsStr::new("")));
+        both.extend(gvisor);
+        assert_eq!(
+            install_commands(&both),
+            "Debian/Ubuntu: apt-get install passt nftables runsc; Fedora: dnf install passt nftables, no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/); Arch: pacman -S passt nftables, no package for runsc (install gVisor's release from https://gvisor.dev/docs/user_guide/install/)"
+        );
+    }
+
+    #[test]
+    fn runsc_says_its_release_date_in_debians_and_upstreams_formats() {
+        // Debian 13's and bookworm-backports' package.
+        assert_eq!(
+            runsc_release("runsc version 0.0~20240729.0\nspec: 1.0.2-dev\n"),
+            Some(20240729)
+        );
+        // Debian 12's own: too old.
+        let old = runsc_release("runsc version 0.0~20221219.0\nspec: 1.0.2-dev\n");
+        assert_eq!(old, Some(20221219));
+        assert!(old < Some(RUNSC_OLDEST));
+        // gVisor's release builds.
+        assert_eq!(
+            runsc_release("runsc version release-20240729.0\nspec: 1.1.0\n"),
+            Some(20240729)
+        );
+        assert_eq!(runsc_release("runsc version release-20250512.0"), Some(20250512));
+        // Anything else is no release: a build from source, other programs, half a date.
+        for garbage in [
+            "",
+            "runsc version VERSION_MISSING\nspec: 1.1.0",
+            "runsc version 0.0~2024072.0",
+            "runsc version 0.0~202407291.0",
+            "runsc version release-2024O729.0",
+            "runsc version 20240729",
+            "gvisor version release-20240729.0",
+            "runsc version 0.0~éééé",
+        ] {
+            assert_eq!(runsc_release(garbage), None, "{garbage:?}");
+        }
+    }
+
+    /// scripts/setup compares runsc's release with the same oldest one.
+    #[test]
+    fn scripts_setup_wants_the_same_oldest_runsc() {
+        let setup =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/setup"))
+                .unwrap();
+        assert!(setup.contains(&format!("\nrunsc_oldest={RUNSC_OLDEST}\n")), "scripts/setup");
     }
 
     #[test]
