@@ -227,7 +227,7 @@ pub fn checks() -> Vec<Check> {
             Need::Rootless if host_root => continue,
             Need::Rootless => Status::Fail,
             // Which runsc matters, not only whether there is one.
-            Need::Gvisor => {
+            Need::Gvisor if tool.program == "runsc" => {
                 let on_path = requirements::on_path(tool.program, None);
                 let path = std::env::var_os("PATH").unwrap_or_default();
                 let version =
@@ -236,6 +236,10 @@ pub fn checks() -> Vec<Check> {
                 checks.push(runsc(&tool, on_path, version.as_deref(), bookworm(&os_release)));
                 continue;
             }
+            // gVisor's other tools (`ip`, which links its sandboxes' networks): missing,
+            // they matter where runsc is there (gVisor is optional).
+            Need::Gvisor if requirements::on_path("runsc", None) => Status::Warn,
+            Need::Gvisor => Status::Ok,
         };
         let packages = Packages { apt: tool.debian, dnf: tool.fedora };
         checks.push(if requirements::on_path(tool.program, None) {
@@ -565,7 +569,7 @@ mod tests {
     }
 
     /// On the machines this project is tested on (root, Linux with user namespaces,
-    /// cgroups, pasta, btrfs-progs, runsc from bookworm-backports, node, npm, python3):
+    /// cgroups, pasta, btrfs-progs, runsc from bookworm-backports, iproute2, node, npm, python3):
     /// every check a sandbox needs passes.
     #[test]
     fn this_machine_can_run_local_sandboxes() {
@@ -581,6 +585,7 @@ mod tests {
                 "nft",
                 "mkfs.btrfs",
                 "runsc",
+                "ip",
                 "node",
                 "npm",
                 "python3",

@@ -162,8 +162,10 @@ pub fn config(spec: &GvisorSpec) -> Value {
 /// Failures of runsc, with what it said.
 #[derive(Debug, thiserror::Error)]
 pub enum GvisorError {
-    #[error("runsc not found at {0} (Debian/Ubuntu: apt-get install runsc)")]
+    #[error("runsc not found at {0} ({INSTALL})")]
     NotFound(PathBuf),
+    #[error("{binary} is runsc {release}; the gvisor runtime needs {oldest} or newer ({INSTALL})", oldest = crate::requirements::RUNSC_OLDEST)]
+    TooOld { binary: PathBuf, release: String },
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -187,6 +189,9 @@ fn finish(mut command: Command, name: &str) -> Result<std::process::Output, Gvis
     crate::command::wait_with_timeout(child, COMMAND_TIMEOUT)
         .map_err(|_| GvisorError::TimedOut { command: name.to_owned(), timeout: COMMAND_TIMEOUT })
 }
+
+/// How to get a runsc new enough, for messages.
+pub const INSTALL: &str = "Debian 12: apt-get install -t bookworm-backports runsc, after adding bookworm-backports to apt's sources (scripts/setup --all does both); Debian 13 and Ubuntu 24.10: apt-get install runsc; elsewhere gVisor's release from https://gvisor.dev/docs/user_guide/install/";
 
 /// One runsc binary and its state directory (`--root`).
 #[derive(Debug, Clone)]
@@ -214,7 +219,25 @@ impl Runsc {
         if !binary.is_file() {
             return Err(GvisorError::NotFound(binary));
         }
-        Ok(Runsc { binary, root })
+        // An older runsc cannot checkpoint a sandbox with a network (nor knows the flags
+        // used here): refused here rather than at a sandbox's first start.
+        let version = Command::new(&binary)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map_err(io_error(format!("running {} --version", binary.display())))?;
+        let said = String::from_utf8_lossy(&version.stdout);
+        match crate::requirements::runsc_release(&said) {
+            Some(release) if release >= crate::requirements::RUNSC_OLDEST => {
+                Ok(Runsc { binary, root })
+            }
+            Some(release) => Err(GvisorError::TooOld { binary, release: release.to_string() }),
+            None => Err(GvisorError::TooOld {
+                binary,
+                release: format!("of an unknown release ({:?})", said.trim()),
+            }),
+        }
     }
 
     fn command(&self) -> Command {
@@ -662,5 +685,53 @@ impl Container {
         }
         self.kill()?;
         self.wait()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// A stand-in runsc (named so) that only prints `version` for `--version`: what the
+    /// check reads, for releases this machine does not have.
+    fn fake_runsc(dir: &Path, version: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.join("runsc");
+        std::fs::write(&path, format!("#!/bin/sh\necho '{version}'\necho 'spec: 1.0.2-dev'\n"))
+            .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_runsc_older_than_the_oldest_that_works_is_refused_and_says_how_to_get_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = fake_runsc(dir.path(), "runsc version 0.0~20221219.0");
+        let error = Runsc::new(Some(old.clone()), dir.path().join("root")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} is runsc 20221219; the gvisor runtime needs 20240729 or newer ({INSTALL})",
+                old.display()
+            )
+        );
+        let odd = fake_runsc(dir.path(), "runsc version dev");
+        let error = Runsc::new(Some(odd.clone()), dir.path().join("root")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} is runsc of an unknown release (\"runsc version dev\\nspec: 1.0.2-dev\"); the gvisor runtime needs 20240729 or newer ({INSTALL})",
+                odd.display()
+            )
+        );
+        let new = fake_runsc(dir.path(), "runsc version release-20250101.0");
+        assert!(Runsc::new(Some(new), dir.path().join("root")).is_ok());
+        let missing = dir.path().join("nowhere/runsc");
+        assert_eq!(
+            Runsc::new(Some(missing.clone()), dir.path().join("root")).unwrap_err().to_string(),
+            format!("runsc not found at {} ({INSTALL})", missing.display())
+        );
     }
 }

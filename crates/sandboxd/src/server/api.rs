@@ -433,10 +433,10 @@ fn runtime_for(shared: &Shared, asked: Option<&str>) -> ApiResult<crate::gvisor:
             .parse::<crate::gvisor::Runtime>()
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e))?,
     };
-    if runtime == crate::gvisor::Runtime::Gvisor && shared.runsc.is_none() {
+    if let (crate::gvisor::Runtime::Gvisor, Err(why)) = (runtime, &shared.runsc) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "runtime \"gvisor\": runsc is not installed on this host (Debian/Ubuntu: apt-get install runsc)",
+            format!("runtime \"gvisor\" is not available on this host: {why}"),
         ));
     }
     Ok(runtime)

@@ -312,7 +312,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         let running = match runtime {
             Runtime::Native => Running::Native(launcher.spawn(&spawn_spec, payload)?),
             Runtime::Gvisor => {
-                let runsc = disk_owner.runsc.as_ref().context("runsc is not installed")?;
+                let runsc = disk_owner.runsc.as_ref().map_err(|why| anyhow!("{why}"))?;
                 let state = &disk_owner.config.state_dir;
                 let image = image.as_deref();
                 Running::Gvisor(super::gvisor_sandbox::start(

@@ -82,6 +82,20 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
 pub const CGROUP_PARENT: &str = "dsh-sandboxes";
+/// The gVisor runtime of a daemon over `state_dir`: runsc (new enough) and `ip` (which
+/// links a gVisor sandbox's network, see `gvisor_net.rs`), or what is missing.
+fn gvisor_runtime(state_dir: &std::path::Path) -> Result<crate::gvisor::Runsc, String> {
+    let runsc =
+        crate::gvisor::Runsc::new(None, state_dir.join(RUNSC_DIR)).map_err(|e| e.to_string())?;
+    if !crate::requirements::on_path(crate::gvisor_net::IP, None) {
+        return Err(format!(
+            "{} (iproute2) is not on PATH: gVisor sandboxes' networks are linked with it",
+            crate::gvisor_net::IP
+        ));
+    }
+    Ok(runsc)
+}
+
 /// runsc's own state (`--root`) under the state directory.
 pub const RUNSC_DIR: &str = "runsc";
 /// How long one layer build (an npm install) may take.
@@ -260,8 +274,9 @@ pub(crate) struct Shared {
     demand: pool::Demand,
     /// Private networks made ahead for launches (see `spare_netns.rs`).
     spare_netns: Arc<spare_netns::SpareNetworks>,
-    /// gVisor's runsc, where it is installed (None: `runtime: "gvisor"` is refused).
-    runsc: Option<crate::gvisor::Runsc>,
+    /// gVisor's runsc, where it is installed and new enough, or why not (then
+    /// `runtime: "gvisor"` is refused with it).
+    runsc: Result<crate::gvisor::Runsc, String>,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
@@ -630,11 +645,9 @@ impl Daemon {
                 open_files.per_process
             );
         }
-        let runsc = crate::gvisor::Runsc::new(None, state_dir.join(RUNSC_DIR)).ok();
-        if config.runtime == crate::gvisor::Runtime::Gvisor && runsc.is_none() {
-            anyhow::bail!(
-                "the default runtime is gvisor, but runsc is not on PATH (Debian/Ubuntu: apt-get install runsc)"
-            );
+        let runsc = gvisor_runtime(&state_dir);
+        if let (crate::gvisor::Runtime::Gvisor, Err(why)) = (config.runtime, &runsc) {
+            anyhow::bail!("the default runtime is gvisor, but {why}");
         }
         let shared = Arc::new(Shared {
             runsc,
@@ -669,7 +682,7 @@ impl Daemon {
             tokio::task::spawn_blocking(move || {
                 // gVisor containers do not die with their daemon (runsc's sandbox
                 // process is nobody's child): those an earlier daemon left go first.
-                if let Some(runsc) = &shared.runsc {
+                if let Ok(runsc) = &shared.runsc {
                     gvisor_sandbox::clean_up(runsc, &shared.config.state_dir);
                 }
                 lifecycle::recover(&shared)
