@@ -570,7 +570,8 @@ fn new_record(
 }
 
 async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> ApiResult<Response> {
-    let runtime = runtime_for(&shared, body.runtime.take().as_deref())?;
+    let asked_runtime = body.runtime.take();
+    let runtime = runtime_for(&shared, asked_runtime.as_deref())?;
     // E2B's Code Interpreter template is built here on its first use (and again when
     // its recipe changed): see `code_interpreter.rs`.
     if body.template_id.as_deref() == Some(super::code_interpreter::NAME)
@@ -623,7 +624,13 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     let template_paths = template_paths(&shared, &record);
     record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
     if let Some(snapshot) = snapshot {
-        let record = Record { isolation: snapshot.isolation, ..record };
+        // A snapshot with memory starts with its processes running, under gVisor, unless
+        // the create asks for a runtime (then it boots from the files).
+        let (runtime, checkpoint) = match (&snapshot.memory, asked_runtime) {
+            (Some(memory), None) => (runtime_for(&shared, Some("gvisor"))?, Some(memory.clone())),
+            _ => (record.runtime, None),
+        };
+        let record = Record { isolation: snapshot.isolation, runtime, checkpoint, ..record };
         let files = snapshots::files(&shared, &snapshot);
         let what = format!("snapshot {}", snapshot.snapshot_id);
         return detached(

@@ -46,6 +46,10 @@ pub struct Snapshot {
     /// The sandbox's `envVars`, the default of a sandbox made from the snapshot.
     pub env_vars: BTreeMap<String, String>,
     pub created_at_ms: u64,
+    /// Its memory too (a gVisor sandbox's checkpoint, among its files): sandboxes made
+    /// from it start with its processes running.
+    #[serde(default)]
+    pub memory: Option<super::registry::Checkpoint>,
 }
 
 impl Snapshot {
@@ -115,7 +119,8 @@ pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
 }
 
 /// Takes a snapshot of the running or paused sandbox in `slot` (the caller holds its
-/// `ops` lock).
+/// `ops` lock). A running gVisor sandbox's memory is taken too: saved next to its files,
+/// copied with them, and the sandbox goes on from that checkpoint.
 pub async fn take(
     shared: &Arc<Shared>,
     slot: &Slot,
@@ -135,6 +140,30 @@ pub async fn take(
             format!("snapshot '{name}' already exists: delete it first or choose another name"),
         ));
     }
+    let running_gvisor = record.runtime == crate::gvisor::Runtime::Gvisor
+        && record.phase == super::registry::Phase::Running;
+    if running_gvisor {
+        super::lifecycle::checkpoint(shared, slot).await.map_err(|e| {
+            ApiError::internal(&e.context(format!("saving sandbox {}'s memory", record.sandbox_id)))
+        })?;
+    }
+    let record = slot.record();
+    let copied = copy(shared, &record, names).await;
+    if running_gvisor && let Err(e) = super::lifecycle::start(shared, slot).await {
+        // Its memory and files are kept: it is paused, and a resume restores it.
+        tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "restoring a sandbox after its snapshot");
+        slot.lock().record.phase = super::registry::Phase::Paused;
+        let _ = shared.store.save(&slot.record());
+    }
+    copied
+}
+
+/// The snapshot of `record`'s directory as it is now.
+async fn copy(
+    shared: &Arc<Shared>,
+    record: &super::registry::Record,
+    names: Vec<String>,
+) -> Result<Snapshot, ApiError> {
     let key = random_hex(10);
     let snapshot = Snapshot {
         snapshot_id: names.first().cloned().unwrap_or_else(|| format!("snap-{key}")),
@@ -145,6 +174,7 @@ pub async fn take(
         isolation: record.isolation,
         env_vars: record.env_vars.clone(),
         created_at_ms: now_ms(),
+        memory: record.checkpoint.clone(),
     };
     let owner = shared.clone();
     let kept = snapshot.clone();

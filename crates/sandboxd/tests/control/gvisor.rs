@@ -492,3 +492,53 @@ async fn a_gvisor_sandbox_reaches_the_internet_never_the_host_and_its_rules_hold
     assert_ne!(tls[1], "other.test tls to other.test", "{tls:?}");
     drop(h);
 }
+
+/// A snapshot of a running gVisor sandbox keeps its memory: sandboxes created from it
+/// start with its processes running (a REPL's variable, a server's count), each on its
+/// own; the sandbox snapshotted goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandboxes_from_a_gvisor_snapshot_start_with_its_processes_running() {
+    use reqwest::{Method, StatusCode};
+    use serde_json::json;
+
+    let mut h = super::harness::Harness::start().await;
+    let c = h.client.clone();
+    let origin = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
+    let origin_id = origin["sandboxID"].as_str().unwrap().to_owned();
+    let (out, code) = c.run(&origin, RUN_STATEFUL).await;
+    assert_eq!((out.as_str(), code), ("", 0));
+    let (out, _) = c.run(&origin, &ask_repl("x = 7; print(\"x\", x)", 1)).await;
+    assert_eq!(out, "x 7\n");
+    assert_eq!(c.run(&origin, ASK_SERVER).await, ("1\n".to_owned(), 0));
+
+    let reply = c
+        .call(
+            Method::POST,
+            &format!("/sandboxes/{origin_id}/snapshots"),
+            Some(json!({"name": "warm"})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{:?}", reply.body);
+    assert_eq!(reply.body["snapshotID"], "warm:default");
+
+    for n in 1..=2 {
+        let made = c.create(json!({"templateID": "warm"})).await;
+        let statement = format!("x = x * {}; print(\"x\", x)", n + 1);
+        let (out, _) = c.run(&made, &ask_repl(&statement, 2)).await;
+        assert_eq!(out, format!("x 7\nx {}\n", 7 * (n + 1)));
+        assert_eq!(c.run(&made, ASK_SERVER).await, ("2\n".to_owned(), 0));
+        let (out, code) = c.run(&made, "head -c 19 /proc/version").await;
+        assert_eq!((out.as_str(), code), ("Linux version 4.4.0", 0), "it runs under gVisor");
+    }
+    // Asked for the native runtime, a sandbox from it boots from its files alone.
+    let cold = c.create(json!({"templateID": "warm", "runtime": "native"})).await;
+    let (out, code) =
+        c.run(&cold, "cat /tmp/count.pid 2>&1 | head -c 40; test -e /home/user").await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("No such file"), "{out}");
+    // The origin goes on.
+    let (out, _) = c.run(&origin, &ask_repl("print(\"x\", x)", 2)).await;
+    assert_eq!(out, "x 7\nx 7\n");
+    assert_eq!(c.run(&origin, ASK_SERVER).await, ("2\n".to_owned(), 0));
+    h.stop().await;
+}
