@@ -549,6 +549,9 @@ pub struct Container {
     link: Option<GuestLink>,
 }
 
+/// How long a checkpoint may take to be written (~0.5 s per 100 MB of memory here).
+const CHECKPOINT_WAIT: Duration = Duration::from_secs(120);
+
 /// How long a container gets to go after SIGKILL before `wait` gives up.
 const EXIT_WAIT: Duration = Duration::from_secs(10);
 
@@ -602,11 +605,24 @@ impl Container {
     /// the stopped container; its files stay. Blocking.
     pub fn checkpoint(mut self, image: &Path) -> Result<(), GvisorError> {
         let saved = self.runsc.checkpoint(&self.spec.id, image);
+        // `runsc checkpoint` answers once the save is under way; the sandbox process
+        // writes the image and then exits. Killed before, it leaves an empty image.
+        let written = match saved {
+            Ok(()) => match self.wait_for(CHECKPOINT_WAIT) {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => Err(GvisorError::TimedOut {
+                    command: "checkpoint".into(),
+                    timeout: CHECKPOINT_WAIT,
+                }),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
         // Saved or not, the container ends here: a checkpoint that failed half-way may
         // leave it stopped, and the caller then has its files only.
         let _ = self.kill();
         let ended = self.wait();
-        saved.and(ended.map(drop))
+        written.and(ended.map(drop))
     }
 
     /// The sandbox process's pid (it is in the container's network namespace).

@@ -172,6 +172,13 @@ impl Disk {
         if self.quota.is_err() || self.unmounted.swap(true, Ordering::SeqCst) {
             return;
         }
+        // Written through before the (lazy) unmount: a process still ending (a gVisor
+        // container's gofer) may hold the filesystem a moment longer, and the next
+        // daemon mounts the image afresh, seeing only what reached it.
+        if let Ok(root) = std::fs::File::open(&self.root) {
+            // SAFETY: syncfs(2) on a descriptor we hold.
+            unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&root)) };
+        }
         if let Err(err) = LinuxSyscall::new().umount(&self.root, true) {
             tracing::warn!(root = %self.root.display(), %err, "unmounting the sandboxes' disk");
         }

@@ -168,11 +168,20 @@ pub async fn checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(e.into());
         }
-        let bytes = std::fs::read_dir(&dir)?
+        let bytes: u64 = std::fs::read_dir(&dir)?
             .flatten()
             .filter_map(|entry| entry.metadata().ok())
             .map(|meta| meta.len())
             .sum();
+        if bytes == 0 {
+            let _ = std::fs::remove_dir_all(&dir);
+            bail!("runsc wrote an empty checkpoint");
+        }
+        // On disk before the record says so: it must outlive the host.
+        for entry in std::fs::read_dir(&dir)?.flatten() {
+            std::fs::File::open(entry.path())?.sync_all()?;
+        }
+        std::fs::File::open(&dir)?.sync_all()?;
         Ok(bytes)
     })
     .await

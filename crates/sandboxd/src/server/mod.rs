@@ -2,7 +2,8 @@
 //! that also routes envd traffic to every sandbox.
 //!
 //! - [`Daemon::start`] binds, recovers the sandboxes of an earlier run (as paused) and
-//!   serves until [`Daemon::shutdown`], which pauses every running sandbox.
+//!   serves until [`Daemon::shutdown`], which pauses every running sandbox (a gVisor
+//!   sandbox's memory saved to disk, the others' processes stopped).
 //! - [`serve`] is the same as one call, for `dsh-sandboxd serve` or an embedding binary.
 //!
 //! Layout of the state directory: `api-key` (0600), `sandboxes/<id>.json` (the record of
@@ -789,19 +790,24 @@ impl Daemon {
             let shared = self.shared.clone();
             pauses.spawn(async move {
                 let _ops = slot.ops.lock().await;
-                let (phase, has_process, pooled, building, gone) = {
+                let (phase, has_process, pooled, building, gone, runtime) = {
                     let inner = slot.lock();
                     let gone = inner.gone;
-                    (inner.record.phase, inner.process.is_some(), inner.pooled, inner.building, gone)
+                    let record = &inner.record;
+                    let (pooled, building) = (inner.pooled, inner.building);
+                    (record.phase, inner.process.is_some(), pooled, building, gone, record.runtime)
                 };
+                // A gVisor sandbox's memory goes to disk and outlives the daemon; other
+                // processes cannot.
+                let keep_memory =
+                    runtime == crate::gvisor::Runtime::Gvisor && phase == Phase::Running;
                 if gone {
                     // Killed: its teardown is awaited below.
                 } else if pooled || building {
                     // Never handed out, or a build's: nothing of it is worth keeping.
                     pool::discard(&shared, &slot).await;
                 } else if (phase == Phase::Running || has_process)
-                    // Processes cannot outlive the daemon: memory is not kept.
-                    && let Err(e) = lifecycle::pause(&shared, &slot, false).await
+                    && let Err(e) = lifecycle::pause(&shared, &slot, keep_memory).await
                 {
                     tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "pausing at shutdown");
                 }

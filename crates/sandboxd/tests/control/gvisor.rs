@@ -274,7 +274,8 @@ async fn counter(c: &super::harness::Client, sandbox: &serde_json::Value) -> (St
 /// A gVisor sandbox paused with its memory writes it to disk and outlives its daemon:
 /// killed with SIGKILL, a new daemon on the same state directory resumes it, and the
 /// processes that ran go on with their memory (a counting loop, a server's count of its
-/// requests on a socket still listening, a REPL's variable).
+/// requests on a socket still listening, a REPL's variable). A daemon stopped cleanly
+/// saves a running one's memory the same way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     use reqwest::{Method, StatusCode};
@@ -336,6 +337,22 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
         serde_json::from_slice(&std::fs::read(state.join(format!("sandboxes/{id}.json"))).unwrap())
             .unwrap();
     assert_eq!(record["checkpoint"], serde_json::Value::Null);
+
+    // A daemon stopped cleanly saves a running gVisor sandbox's memory too.
+    // SAFETY: kill(2) of our own child.
+    unsafe { libc::kill(daemon.0.id() as i32, libc::SIGTERM) };
+    assert_eq!(daemon.0.wait().unwrap().code(), Some(0));
+    assert_eq!(processes_mentioning(&container_id(&id)), Vec::<u32>::new());
+    let (third, c) = super::harness::spawn_daemon(&state).await;
+    daemon = DaemonChild(third);
+    let reply = c
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{:?}", reply.body);
+    let (same_pid, last) = counter(&c, &sandbox).await;
+    assert_eq!(same_pid, pid, "the counting loop is the same process");
+    assert!(last >= later, "the count went back: {later} -> {last}");
+    assert_eq!(c.run(&sandbox, ASK_SERVER).await, ("4\n".to_owned(), 0));
 
     let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT);
