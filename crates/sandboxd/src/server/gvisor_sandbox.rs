@@ -66,15 +66,22 @@ fn gvisor_spec(
     let ids = spec.isolation.files_block();
     let owner = |inside: u32| spec.isolation.files_id(inside);
     let root = spec.state_dir.join(ROOT_DIR);
+    // The root is the sandbox's to change while it runs: what it left at these paths
+    // is never followed (a symlink `home -> /etc` would have the daemon make and chown
+    // `/etc/user` on the host). A directory stays; anything else is replaced.
     let make_dir = |path: &Path, mode: u32, uid: u32| -> anyhow::Result<()> {
-        if !path.exists() {
-            std::fs::create_dir_all(path)
-                .with_context(|| format!("creating {}", path.display()))?;
-            std::os::unix::fs::chown(path, Some(owner(uid)), Some(owner(uid)))
-                .with_context(|| format!("chown {}", path.display()))?;
-            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode))
-                .with_context(|| format!("chmod {}", path.display()))?;
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(_) => std::fs::remove_file(path)
+                .with_context(|| format!("removing what the sandbox left at {}", path.display()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("inspecting {}", path.display())),
         }
+        std::fs::create_dir(path).with_context(|| format!("creating {}", path.display()))?;
+        std::os::unix::fs::lchown(path, Some(owner(uid)), Some(owner(uid)))
+            .with_context(|| format!("chown {}", path.display()))?;
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .with_context(|| format!("chmod {}", path.display()))?;
         Ok(())
     };
     make_dir(&root, 0o755, 0)?;
