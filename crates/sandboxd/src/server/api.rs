@@ -942,7 +942,29 @@ async fn fork(
 
 async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {
     let slot = existing(&shared, &id)?;
-    Ok(axum::Json(detail_json(&shared, &slot.record())).into_response())
+    let (record, frozen) = {
+        let inner = slot.lock();
+        (inner.record.clone(), inner.frozen.is_some())
+    };
+    let mut value = detail_json(&shared, &record);
+    // dsh extensions: what runs it, and what a paused one keeps of its memory.
+    value["runtime"] = json!(record.runtime.to_string());
+    if record.phase == Phase::Paused {
+        value["pausedMemory"] = json!(paused_memory(&record, frozen));
+    }
+    Ok(axum::Json(value).into_response())
+}
+
+/// What a paused sandbox keeps of its memory: `disk` (a gVisor checkpoint in its
+/// directory: it outlives the daemon and the host), `frozen` (its processes frozen in
+/// place: lost if this daemon stops, and its resume is then a reboot), or `none` (its
+/// files only: its resume is a reboot).
+fn paused_memory(record: &Record, frozen: bool) -> &'static str {
+    match (&record.checkpoint, frozen) {
+        (Some(_), _) => "disk",
+        (None, true) => "frozen",
+        (None, false) => "none",
+    }
 }
 
 /// `GET /templates/aliases/{alias}`: a template of this daemon by name (its templates are

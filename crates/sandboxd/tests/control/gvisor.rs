@@ -317,6 +317,10 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     daemon = DaemonChild(second);
     let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(detail.body["state"], "paused");
+    assert_eq!(
+        (&detail.body["runtime"], &detail.body["pausedMemory"]),
+        (&json!("gvisor"), &json!("disk"))
+    );
     let reply = c
         .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
         .await;

@@ -56,6 +56,11 @@ async fn a_pause_keeps_memory_and_processes_unless_asked_not_to() {
     pause(&h, &id, json!({})).await;
     let detail = h.client.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(detail.body["state"], "paused");
+    // It says truthfully that its memory lives only as long as this daemon.
+    assert_eq!(
+        (&detail.body["runtime"], &detail.body["pausedMemory"]),
+        (&json!("native"), &json!("frozen"))
+    );
     let proxied = h.client.envd(&sandbox, Method::GET, "/health").send().await.unwrap();
     assert_eq!(proxied.status(), StatusCode::BAD_GATEWAY);
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -72,6 +77,8 @@ async fn a_pause_keeps_memory_and_processes_unless_asked_not_to() {
     // Files only: the processes and /tmp are gone, the boot is new.
     h.client.write_file(&sandbox, "/home/user/kept.txt", "kept").await;
     pause(&h, &id, json!({"memory": false})).await;
+    let detail = h.client.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(detail.body["pausedMemory"], "none");
     resume(&h, &id).await;
     let (out, _) = h
         .client
@@ -95,6 +102,10 @@ async fn a_pause_keeps_memory_and_processes_unless_asked_not_to() {
     h.restart().await;
     let listed = h.client.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(listed.body["state"], "paused");
+    assert_eq!(
+        listed.body["pausedMemory"], "none",
+        "a native sandbox's memory died with its daemon"
+    );
     resume(&h, &id).await;
     assert_eq!(h.client.read_file(&sandbox, "/home/user/kept.txt").await.1, "kept");
 
