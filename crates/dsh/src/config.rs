@@ -57,6 +57,10 @@ pub struct SandboxdConfig {
     /// What a volume may hold when its create request names no `sizeMB`, in MiB
     /// (default: `disk_mb`; at most the image).
     pub volume_mb: Option<u64>,
+    /// What runs sandboxes whose create names no `runtime`: `native` (the daemon's own
+    /// launcher, the default) or `gvisor` (gVisor's runsc, 2024-07-29 or newer: memory
+    /// that outlives the daemon, forks with processes; see docs/gvisor.md).
+    pub runtime: dsh_sandboxd::gvisor::Runtime,
 }
 
 impl Default for SandboxdConfig {
@@ -72,6 +76,7 @@ impl Default for SandboxdConfig {
             disk_mb: 10 * 1024,
             disk_image_mb: None,
             volume_mb: None,
+            runtime: dsh_sandboxd::gvisor::Runtime::Native,
         }
     }
 }
@@ -160,6 +165,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("DSH_BACKEND", "backend.kind"),
     ("DSH_SANDBOXD_ISOLATION", "sandboxd.isolation"),
     ("DSH_SANDBOXD_NET", "sandboxd.net"),
+    ("DSH_SANDBOXD_RUNTIME", "sandboxd.runtime"),
     ("DSH_LAYER_STORE", "sandboxd.layer_store"),
     ("DSH_SANDBOX_TEMPLATE", "sandbox.template"),
     ("DSH_SANDBOX_ID", "sandbox.sandbox_id"),
@@ -440,10 +446,12 @@ mod tests {
         let env = |name: &str| match name {
             "DSH_SANDBOXD_ISOLATION" => Some("namespaces".to_owned()),
             "DSH_LAYER_STORE" => Some("/tmp/store".to_owned()),
+            "DSH_SANDBOXD_RUNTIME" => Some("gvisor".to_owned()),
             _ => None,
         };
         let config = Config::load(&dir.path().join("missing.toml"), None, &env).unwrap();
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Namespaces);
+        assert_eq!(config.sandboxd.runtime, dsh_sandboxd::gvisor::Runtime::Gvisor);
         assert_eq!(config.sandboxd.layer_store, Some("/tmp/store".into()));
     }
 

@@ -205,6 +205,7 @@ pub fn daemon_config(
     };
     config.disk_image_mb = settings.disk_image_mb;
     config.volume_mb = settings.volume_mb;
+    config.runtime = settings.runtime;
     Ok(config)
 }
 
