@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(config.sandboxd, SandboxdConfig::default());
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Strict);
         let config = Config::from_toml(
-            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\ndisk_mb = 2048\ndisk_image_mb = 65536\nvolume_mb = 512\n",
+            "[sandboxd]\nisolation = \"namespaces\"\npool = 3\nmemory_mb = 512\ncpu_count = 1\nlayer_store = \"/srv/layers\"\ndisk_mb = 2048\ndisk_image_mb = 65536\nvolume_mb = 512\nruntime = \"gvisor\"\n",
             "dsh.toml",
         )
         .unwrap();
@@ -433,6 +433,7 @@ mod tests {
                 disk_mb: 2048,
                 disk_image_mb: Some(65536),
                 volume_mb: Some(512),
+                runtime: dsh_sandboxd::gvisor::Runtime::Gvisor,
             }
         );
         let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();
