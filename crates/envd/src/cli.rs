@@ -52,6 +52,11 @@ struct Args {
     /// link `/usr/local/bin/NAME` to it (`python=python3`: E2B's images have `python`).
     #[arg(long = "command-alias", value_name = "NAME=TARGET")]
     command_aliases: Vec<String>,
+    /// Where `--command-alias` links go: a directory on the standard PATH (a gVisor
+    /// sandbox, whose `/usr/local/bin` is the host's read-only one, gets a writable
+    /// `/usr/local/sbin`).
+    #[arg(long, value_name = "DIR", default_value = "/usr/local/bin")]
+    command_alias_dir: PathBuf,
     /// Behave as E2B's own envd of this version (`0.3.0`, `0.5.1`, ...): SendSignal takes
     /// only SIGTERM/SIGKILL to the pid, no dsh extensions, and the version's refusals. For
     /// testing clients against what E2B cloud sandboxes do.
@@ -139,7 +144,7 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
         anyhow::bail!("default user '{}' does not exist in /etc/passwd", envd.config.default_user);
     }
     start_sudo(&args, &invocation, &envd);
-    for (name, target) in plant_aliases(&args.command_aliases, Path::new("/usr/local/bin")) {
+    for (name, target) in plant_aliases(&args.command_aliases, &args.command_alias_dir) {
         tracing::info!(name, target = %target.display(), "command alias planted");
     }
     let listener =
@@ -154,7 +159,7 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Links `/usr/local/bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
+/// Links `bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
 /// and whose target exists on the PATH processes get by default (see `--command-alias`).
 /// Returns the links made.
 pub fn plant_aliases(aliases: &[String], bin: &Path) -> Vec<(String, PathBuf)> {

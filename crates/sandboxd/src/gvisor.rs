@@ -47,6 +47,8 @@ pub struct GvisorSpec {
     /// Host files or directories shown read-only elsewhere: `(host, inside)`, mounted
     /// after `read_only` (so a file may cover one in a shown directory).
     pub binds: Vec<(PathBuf, PathBuf)>,
+    /// Writable directories in gVisor's memory (tmpfs, mode 0755), mounted last.
+    pub scratch: Vec<PathBuf>,
     /// The sandbox's network namespace (a pinned file, see `gvisor_net.rs`): gVisor gets
     /// a namespace of its own linked to it. None: gVisor's loopback only.
     pub netns: Option<PathBuf>,
@@ -105,6 +107,12 @@ pub fn config(spec: &GvisorSpec) -> Value {
         mounts.push(json!({
             "destination": destination, "type": "bind", "source": source,
             "options": ["rbind", "ro", "nosuid", "nodev"],
+        }));
+    }
+    for destination in &spec.scratch {
+        mounts.push(json!({
+            "destination": destination, "type": "tmpfs", "source": "tmpfs",
+            "options": ["nosuid", "nodev", "mode=755"],
         }));
     }
     let mut namespaces = vec![

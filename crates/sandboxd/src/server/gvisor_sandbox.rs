@@ -29,6 +29,11 @@ pub const BUNDLES_DIR: &str = "runsc-bundles";
 /// The checkpoint of a sandbox paused with its memory, inside its state directory (so
 /// that it counts against its disk quota and a fork's copy of the directory has it).
 pub const MEMORY_DIR: &str = "memory";
+/// A writable directory on the standard PATH, in gVisor's memory (kept by checkpoints,
+/// made afresh at a cold start): where envd plants `sudo` and command aliases, since the
+/// host's `/usr/local/bin` is shown read-only. Mounted only where the host has it (Debian
+/// ships it empty), so nothing of the host is covered.
+pub const SCRATCH_BIN: &str = "/usr/local/sbin";
 
 /// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
 /// container (blocking, ~200 ms), or, with `image`, restores the container saved there
@@ -135,6 +140,11 @@ fn gvisor_spec(
         Output::File(path) => path,
         _ => spec.state_dir.join("envd.log"),
     };
+    let scratch: Vec<PathBuf> = [SCRATCH_BIN]
+        .into_iter()
+        .map(PathBuf::from)
+        .filter(|dir| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none()))
+        .collect();
     let bundle = daemon_state.join(BUNDLES_DIR).join(&spec.id);
     Ok(GvisorSpec {
         id: spec.id.clone(),
@@ -142,6 +152,7 @@ fn gvisor_spec(
         rootfs: root,
         read_only,
         binds,
+        scratch,
         netns,
         ids,
         cgroup: None,
@@ -168,6 +179,7 @@ pub fn clean_up(runsc: &Runsc, daemon_state: &Path) {
             rootfs: PathBuf::new(),
             read_only: Vec::new(),
             binds: Vec::new(),
+            scratch: Vec::new(),
             netns: None,
             ids: Some(crate::spec::IdRange { host_base: 0 }),
             cgroup: None,

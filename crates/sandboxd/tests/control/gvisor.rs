@@ -82,6 +82,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         rootfs: rootfs.clone(),
         read_only,
         binds: Vec::new(),
+        scratch: Vec::new(),
         netns: Some(pin.clone()),
         ids: Some(ids),
         cgroup: None,
@@ -192,6 +193,12 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
     let owner = "python3 -c \"import os, pwd; print(pwd.getpwuid(os.stat('/home/user/note.txt').st_uid).pw_name)\"";
     let (out, code) = c.run(&sandbox, owner).await;
     assert_eq!((out.as_str(), code), ("user\n", 0));
+    // coreutils too (statx: runsc 2024 answers what they ask), `sudo` and the `python`
+    // alias (planted by envd in gVisor's writable /usr/local/sbin).
+    let (out, code) = c
+        .run(&sandbox, "stat -c %U /home/user/note.txt; sudo whoami; python --version | cut -c1-7")
+        .await;
+    assert_eq!((out.as_str(), code), ("user\nroot\nPython \n", 0));
     // On the host the file is the sandbox's block's `user`, in its own directory.
     let root = h.state().join("sandboxes").join(&id).join("gvisor-root");
     let block = std::fs::metadata(&root).unwrap().uid();
