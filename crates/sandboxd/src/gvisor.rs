@@ -167,6 +167,30 @@ pub fn config(spec: &GvisorSpec) -> Value {
     })
 }
 
+/// A container runsc started: its network (gVisor's namespace linked to the sandbox's)
+/// and the runsc process that started it and waits for it in the foreground.
+#[derive(Debug)]
+pub struct Started {
+    pub link: Option<GuestLink>,
+    runner: std::process::Child,
+}
+
+impl Started {
+    /// Waits (at most [`EXIT_WAIT`]) for the runsc process, which ends, removing what it
+    /// keeps of the container, once the container's processes are gone.
+    fn wait(&mut self) {
+        let deadline = std::time::Instant::now() + EXIT_WAIT;
+        while std::time::Instant::now() < deadline {
+            if !matches!(self.runner.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.runner.kill();
+        let _ = self.runner.wait();
+    }
+}
+
 /// Failures of runsc, with what it said.
 #[derive(Debug, thiserror::Error)]
 pub enum GvisorError {
@@ -329,67 +353,72 @@ impl Runsc {
             .map_err(io_error(format!("opening {}", spec.log.display())))
     }
 
-    /// Runs `command` (its output going to the log) to its end; what the log's last
-    /// lines say when it failed.
-    fn run_logged(
-        &self,
-        mut command: Command,
-        name: &str,
-        spec: &GvisorSpec,
-    ) -> Result<(), GvisorError> {
-        command
-            .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
-            .stdout(Self::log(spec)?)
-            .stderr(Self::log(spec)?);
-        let output = finish(command, name)?;
-        if !output.status.success() {
-            let said = std::fs::read_to_string(&spec.log).unwrap_or_default();
-            let mut last: Vec<&str> = said.lines().rev().take(5).collect();
-            last.reverse();
-            return Err(GvisorError::Failed {
-                command: name.into(),
-                status: output.status.to_string(),
-                output: last.join(" | "),
-            });
-        }
-        Ok(())
-    }
-
-    /// Writes the bundle and creates and starts the container; returns once its first
-    /// process runs (not once it is ready: envd's health says that).
-    pub fn start(&self, spec: &GvisorSpec) -> Result<Option<GuestLink>, GvisorError> {
+    /// Writes the bundle and starts the container (`runsc run`, in the foreground);
+    /// returns once its first process runs (not once it is ready: envd's health says
+    /// that).
+    pub fn start(&self, spec: &GvisorSpec) -> Result<Started, GvisorError> {
         let link = self.prepare(spec)?;
-        let id = container_id(&spec.id);
-        let mut create = self.command();
-        create.arg("create").arg("--bundle").arg(&spec.bundle).arg(&id);
-        self.run_logged(create, "create", spec)?;
-        let mut start = self.command();
-        start.arg("start").arg(&id);
-        hide_proc_sys_net(&mut start);
-        self.run_logged(start, "start", spec)?;
-        Ok(link)
+        let mut run = self.command();
+        run.arg("run").arg("--bundle").arg(&spec.bundle).arg(container_id(&spec.id));
+        self.run_in_foreground(run, "run", spec, link)
     }
 
     /// Writes the bundle and restores the container from the checkpoint in `image`
-    /// (see [`Runsc::checkpoint`]): its processes go on where they were saved.
-    pub fn restore(
-        &self,
-        spec: &GvisorSpec,
-        image: &Path,
-    ) -> Result<Option<GuestLink>, GvisorError> {
+    /// (see [`Runsc::checkpoint`]; `runsc restore` in the foreground): its processes go
+    /// on where they were saved.
+    pub fn restore(&self, spec: &GvisorSpec, image: &Path) -> Result<Started, GvisorError> {
         let link = self.prepare(spec)?;
         let mut restore = self.command();
         restore
             .arg("restore")
-            .arg("--detach")
             .arg("--image-path")
             .arg(image)
             .arg("--bundle")
             .arg(&spec.bundle)
             .arg(container_id(&spec.id));
-        hide_proc_sys_net(&mut restore);
-        self.run_logged(restore, "restore", spec)?;
-        Ok(link)
+        self.run_in_foreground(restore, "restore", spec, link)
+    }
+
+    /// Starts `command` (`runsc run` or `restore` without `--detach`), whose process
+    /// stays the parent of the container's sandbox process and reaps it the moment it
+    /// ends. (Detached, the sandbox process is an orphan of the host's init, which here
+    /// reaps ~1.6 s late; runsc's `delete` waits for that.) Returns once runsc says the
+    /// container runs.
+    fn run_in_foreground(
+        &self,
+        mut command: Command,
+        name: &str,
+        spec: &GvisorSpec,
+        link: Option<GuestLink>,
+    ) -> Result<Started, GvisorError> {
+        hide_proc_sys_net(&mut command);
+        command
+            .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
+            .stdout(Self::log(spec)?)
+            .stderr(Self::log(spec)?);
+        let mut runner = command.spawn().map_err(io_error(format!("starting runsc {name}")))?;
+        let deadline = std::time::Instant::now() + COMMAND_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = runner.try_wait() {
+                return Err(GvisorError::Failed {
+                    command: name.into(),
+                    status: status.to_string(),
+                    output: log_tail(&spec.log),
+                });
+            }
+            if self.state(&spec.id).is_ok_and(|state| state == "running") {
+                return Ok(Started { link, runner });
+            }
+            if std::time::Instant::now() >= deadline {
+                let _ = runner.kill();
+                let _ = runner.wait();
+                return Err(GvisorError::TimedOut {
+                    command: name.into(),
+                    timeout: COMMAND_TIMEOUT,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Saves the container's whole state (its processes' memory, open files, sockets
@@ -477,6 +506,14 @@ impl Runsc {
     }
 }
 
+/// The last lines of a container's log (runsc's and its first process's output), joined.
+fn log_tail(log: &Path) -> String {
+    let said = std::fs::read_to_string(log).unwrap_or_default();
+    let mut last: Vec<&str> = said.lines().rev().take(5).collect();
+    last.reverse();
+    last.join(" | ")
+}
+
 /// Makes `command` run with `/proc/sys/net` hidden (an empty tmpfs over it, in a mount
 /// namespace of its own): runsc takes a namespace with `/proc/sys/net/core/rmem_default`
 /// for the host's and refuses to set gVisor's network up there, and on recent kernels
@@ -553,8 +590,8 @@ pub struct Container {
     started: u64,
     /// Set once it is gone and deleted.
     status: Option<std::process::ExitStatus>,
-    /// Its network (gVisor's namespace linked to the sandbox's), unpinned once it is gone.
-    link: Option<GuestLink>,
+    /// Its runsc process and network (unpinned once it is gone).
+    runner: Option<Started>,
 }
 
 /// How long a checkpoint may take to be written (~0.5 s per 100 MB of memory here).
@@ -586,22 +623,30 @@ impl Container {
     fn seen(
         runsc: &Runsc,
         spec: GvisorSpec,
-        started: Result<Option<GuestLink>, GvisorError>,
+        started: Result<Started, GvisorError>,
     ) -> Result<Container, GvisorError> {
-        let seen = started.and_then(|link| {
+        let seen = started.and_then(|started| {
             let pid = runsc.sandbox_pid(&spec.id)?;
             let time =
                 crate::state::running_start_time(pid).ok_or_else(|| GvisorError::Failed {
                     command: "state".into(),
                     status: "0".into(),
-                    output: format!("the sandbox process {pid} is gone"),
+                    output: format!(
+                        "the sandbox process {pid} is gone; its log ends: {}",
+                        log_tail(&spec.log)
+                    ),
                 })?;
-            Ok((pid, time, link))
+            Ok((pid, time, started))
         });
         match seen {
-            Ok((pid, started, link)) => {
-                Ok(Container { runsc: runsc.clone(), spec, pid, started, status: None, link })
-            }
+            Ok((pid, time, started)) => Ok(Container {
+                runsc: runsc.clone(),
+                spec,
+                pid,
+                started: time,
+                status: None,
+                runner: Some(started),
+            }),
             Err(e) => {
                 let _ = runsc.destroy(&spec);
                 Err(e)
@@ -669,8 +714,12 @@ impl Container {
         if self.running() {
             return Ok(None);
         }
+        if let Some(mut runner) = self.runner.take() {
+            // runsc's own process removes the container once it is gone; a delete in
+            // the meantime would race it.
+            runner.wait();
+        }
         self.runsc.destroy(&self.spec)?;
-        self.link = None;
         use std::os::unix::process::ExitStatusExt as _;
         let status = std::process::ExitStatus::from_raw(libc::SIGKILL);
         self.status = Some(status);

@@ -596,6 +596,7 @@ fn take_running(slot: &Slot) -> (Option<Running>, Option<super::network::Attache
     inner.envd = None;
     inner.idle.clear();
     inner.metrics.stopped();
+    inner.stops.send_modify(|stops| *stops += 1);
     (inner.process.take(), inner.network.take(), inner.frozen.take().is_some())
 }
 

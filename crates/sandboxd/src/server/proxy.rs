@@ -136,35 +136,59 @@ impl Peer {
 /// then sees a transport failure ("connection reset"), which the E2B SDKs answer with a
 /// health check and "the sandbox was killed", not a malformed HTTP/1.1 response (an
 /// unterminated chunked body). E2B's edge gives the same signal as an HTTP/2 stream reset.
-struct ResetOnError<B> {
+/// The sandbox's stop breaks it too: a gVisor sandbox's end leaves the daemon's
+/// connection to it open and silent.
+struct SandboxBody<B> {
     inner: B,
-    socket: Arc<std::os::fd::OwnedFd>,
+    socket: Option<Arc<std::os::fd::OwnedFd>>,
+    stopped: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
 }
 
-impl<B: hyper::body::Body + Unpin> hyper::body::Body for ResetOnError<B> {
+impl<B> SandboxBody<B> {
+    /// Linger 0: the close that follows sends RST.
+    fn reset_client(&self) {
+        let Some(socket) = &self.socket else { return };
+        let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+        // SAFETY: setsockopt on a socket we hold, with a correctly sized linger.
+        unsafe {
+            libc::setsockopt(
+                std::os::fd::AsRawFd::as_raw_fd(&**socket),
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&raw const linger).cast(),
+                std::mem::size_of::<libc::linger>() as libc::socklen_t,
+            );
+        }
+    }
+}
+
+impl<B> hyper::body::Body for SandboxBody<B>
+where
+    B: hyper::body::Body + Unpin,
+    B::Error: Into<BoxError>,
+{
     type Data = B::Data;
-    type Error = B::Error;
+    type Error = BoxError;
 
     fn poll_frame(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<B::Data>, B::Error>>> {
-        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
-        if let std::task::Poll::Ready(Some(Err(_))) = &polled {
-            // Linger 0: the close that follows sends RST.
-            let linger = libc::linger { l_onoff: 1, l_linger: 0 };
-            // SAFETY: setsockopt on a socket we hold, with a correctly sized linger.
-            unsafe {
-                libc::setsockopt(
-                    std::os::fd::AsRawFd::as_raw_fd(&*self.socket),
-                    libc::SOL_SOCKET,
-                    libc::SO_LINGER,
-                    (&raw const linger).cast(),
-                    std::mem::size_of::<libc::linger>() as libc::socklen_t,
-                );
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<B::Data>, BoxError>>> {
+        use std::task::Poll;
+        match std::pin::Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(Some(Err(e))) => {
+                self.reset_client();
+                Poll::Ready(Some(Err(e.into())))
             }
+            Poll::Ready(other) => Poll::Ready(other.map(|frame| frame.map_err(Into::into))),
+            Poll::Pending => match self.stopped.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    self.reset_client();
+                    Poll::Ready(Some(Err("the sandbox stopped".into())))
+                }
+                Poll::Pending => Poll::Pending,
+            },
         }
-        polled
     }
 
     fn is_end_stream(&self) -> bool {
@@ -188,9 +212,10 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
         return ApiError::new(StatusCode::BAD_GATEWAY, format!("sandbox {id} not found"))
             .response();
     };
-    let (envd, phase, network) = {
+    let (envd, phase, network, mut stops) = {
         let inner = slot.lock();
-        (inner.envd.clone(), inner.record.phase, inner.record.network.clone())
+        let stops = inner.stops.subscribe();
+        (inner.envd.clone(), inner.record.phase, inner.record.network.clone(), stops)
     };
     let Some(envd) = envd else {
         let message = match phase {
@@ -273,10 +298,11 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
             if closes && client_http1 {
                 parts.headers.insert(header::CONNECTION, header::HeaderValue::from_static("close"));
             }
-            let body = match client_socket {
-                Some(socket) => Body::new(ResetOnError { inner: body, socket }),
-                None => Body::new(body),
-            };
+            let stopped = Box::pin(async move {
+                // A sender dropped (the slot is gone) ends the stream too.
+                let _ = stops.changed().await;
+            });
+            let body = Body::new(SandboxBody { inner: body, socket: client_socket, stopped });
             Response::from_parts(parts, body)
         }
         Err(e) if port != ENVD_PORT => {

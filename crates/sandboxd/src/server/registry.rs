@@ -154,6 +154,10 @@ pub struct Inner {
     /// Paused with its memory: its processes are frozen in place, and this is the envd
     /// to route to again once they are thawed (`envd` is `None` meanwhile).
     pub frozen: Option<super::proxy::Port>,
+    /// Counts its stops (a kill, a pause that ends its processes): responses streaming
+    /// from it end when it changes. A gVisor sandbox's end closes none of the daemon's
+    /// connections to it (its network stack goes with it, sending nothing).
+    pub stops: tokio::sync::watch::Sender<u64>,
 }
 
 impl Slot {
@@ -172,6 +176,7 @@ impl Slot {
                 idle: Default::default(),
                 metrics: Default::default(),
                 frozen: None,
+                stops: tokio::sync::watch::channel(0).0,
             }),
         }
     }

@@ -99,8 +99,8 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         log: dir.path().join("envd.log"),
     };
     let started = Instant::now();
-    let link = runsc.start(&spec).unwrap();
-    assert!(link.is_some(), "gVisor's namespace is linked to the pinned one");
+    let container = runsc.start(&spec).unwrap();
+    assert!(container.link.is_some(), "gVisor's namespace is linked to the pinned one");
     let destroy = scopeguard(|| {
         let _ = runsc.destroy(&spec);
     });
@@ -114,7 +114,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
     };
     let log = std::fs::read_to_string(dir.path().join("envd.log")).unwrap_or_default();
     assert_eq!(health.as_deref(), Ok("HTTP/1.1 204 No Content"), "{log}");
-    eprintln!("envd answered under gVisor {:?} after runsc create", started.elapsed());
+    eprintln!("envd answered under gVisor {:?} after runsc run", started.elapsed());
     assert_eq!(runsc.state(&id).unwrap(), "running");
 
     // gVisor's kernel answers, not the host's.
@@ -139,7 +139,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
     drop(destroy);
     assert!(runsc.state(&id).is_err(), "the container is gone");
     assert_eq!(processes_mentioning(&container_id(&id)), Vec::<u32>::new());
-    drop(link);
+    drop(container);
     let after = health_inside(&pin);
     assert!(after.is_err(), "envd still answers: {after:?}");
     assert!(!dir.path().join(format!("{id}.guest")).exists(), "the guest's pin is gone");
