@@ -591,7 +591,7 @@ pub struct Container {
     /// Set once it is gone and deleted.
     status: Option<std::process::ExitStatus>,
     /// Its runsc process and network (unpinned once it is gone).
-    runner: Option<Started>,
+    runner: Option<Box<Started>>,
 }
 
 /// How long a checkpoint may take to be written (~0.5 s per 100 MB of memory here).
@@ -645,7 +645,7 @@ impl Container {
                 pid,
                 started: time,
                 status: None,
-                runner: Some(started),
+                runner: Some(Box::new(started)),
             }),
             Err(e) => {
                 let _ = runsc.destroy(&spec);

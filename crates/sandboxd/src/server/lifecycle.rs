@@ -332,13 +332,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                 let runsc = disk_owner.runsc.as_ref().map_err(|why| anyhow!("{why}"))?;
                 let state = &disk_owner.config.state_dir;
                 let image = image.as_deref();
-                Running::Gvisor(super::gvisor_sandbox::start(
-                    runsc,
-                    state,
-                    &spawn_spec,
-                    payload,
-                    image,
-                )?)
+                let container =
+                    super::gvisor_sandbox::start(runsc, state, &spawn_spec, payload, image)?;
+                Running::Gvisor(container)
             }
         };
         tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, %runtime, "sandbox set up");
