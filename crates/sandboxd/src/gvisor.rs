@@ -49,6 +49,9 @@ pub struct GvisorSpec {
     pub binds: Vec<(PathBuf, PathBuf)>,
     /// Writable directories in gVisor's memory (tmpfs, mode 0755), mounted last.
     pub scratch: Vec<PathBuf>,
+    /// Volumes: host directories shown writable inside, through an idmapped view of
+    /// their block where they have one (see [`crate::spec::VolumeMount`]).
+    pub volumes: Vec<crate::spec::VolumeMount>,
     /// The sandbox's network namespace (a pinned file, see `gvisor_net.rs`): gVisor gets
     /// a namespace of its own linked to it. None: gVisor's loopback only.
     pub netns: Option<PathBuf>,
@@ -88,6 +91,19 @@ fn guest_pin(spec: &GvisorSpec) -> Option<PathBuf> {
     Some(GuestLink::pin_for(netns.parent()?, &spec.id))
 }
 
+/// Where runsc finds volume `n` of `spec`: its idmapped view in the bundle, or the
+/// volume itself when it has no block.
+fn volume_source(spec: &GvisorSpec, n: usize) -> PathBuf {
+    match spec.volumes.get(n) {
+        Some(volume) if volume.ids.is_some() => spec.bundle.join(format!("{VOLUME_VIEW}{n}")),
+        Some(volume) => volume.source.clone(),
+        None => PathBuf::new(),
+    }
+}
+
+/// The prefix of volumes' views in a bundle.
+const VOLUME_VIEW: &str = "volume-";
+
 /// The bundle's `config.json` for `spec` (OCI runtime spec 1.0).
 pub fn config(spec: &GvisorSpec) -> Value {
     // No `/dev` mount: gVisor's own (its devices, `/dev/pts`) is what a terminal needs.
@@ -107,6 +123,12 @@ pub fn config(spec: &GvisorSpec) -> Value {
         mounts.push(json!({
             "destination": destination, "type": "bind", "source": source,
             "options": ["rbind", "ro", "nosuid", "nodev"],
+        }));
+    }
+    for (n, volume) in spec.volumes.iter().enumerate() {
+        mounts.push(json!({
+            "destination": volume.inside, "type": "bind", "source": volume_source(spec, n),
+            "options": ["rbind", "rw", "nosuid", "nodev"],
         }));
     }
     for destination in &spec.scratch {
@@ -333,6 +355,20 @@ impl Runsc {
                 spec.rootfs.display()
             )))?;
         }
+        for (n, volume) in spec.volumes.iter().enumerate() {
+            let Some(ids) = volume.ids else { continue };
+            let view = volume_source(spec, n);
+            std::fs::create_dir_all(&view).map_err(io_error("creating a volume's view"))?;
+            crate::syscall::mount_idmapped_with(
+                &volume.source,
+                &view,
+                &[(ids.host_base, 0, IdRange::SIZE)],
+            )
+            .map_err(io_error(format!(
+                "showing volume {} to runsc with its block's ids",
+                volume.source.display()
+            )))?;
+        }
         match (&spec.netns, guest_pin(spec)) {
             (Some(router), Some(pin)) => {
                 GuestLink::attach(router, &pin).map(Some).map_err(|e| GvisorError::Io {
@@ -490,11 +526,20 @@ impl Runsc {
             }
             Err(e) => Err(e),
         };
-        if spec.ids.is_some() {
-            let view = root_path(spec);
+        let unmount = |view: &Path| {
             if let Ok(path) = std::ffi::CString::new(view.as_os_str().as_encoded_bytes()) {
                 // SAFETY: umount2 of a valid path; one not mounted fails harmlessly.
                 unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) };
+            }
+        };
+        if spec.ids.is_some() {
+            unmount(&root_path(spec));
+        }
+        // Every volume's view the bundle holds (a leftover's spec names none).
+        for entry in std::fs::read_dir(&spec.bundle).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(VOLUME_VIEW) {
+                unmount(&entry.path());
+                let _ = std::fs::remove_dir(entry.path());
             }
         }
         // Never a recursive removal: a view still mounted holds the sandbox's files, and

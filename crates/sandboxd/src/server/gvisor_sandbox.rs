@@ -9,6 +9,7 @@
 //! read-only (a native sandbox writes over them into its own layer), the root is a plain
 //! directory of the sandbox's (`gvisor-root`, copied by forks and snapshots as the rest),
 //! no cgroup limits or metrics, and image templates are not run (host templates only).
+//! Volumes are shown as a native sandbox's are (an idmapped view of their block).
 //! A pause that keeps memory writes it to disk ([`MEMORY_DIR`]).
 
 use std::path::{Path, PathBuf};
@@ -153,6 +154,7 @@ fn gvisor_spec(
         read_only,
         binds,
         scratch,
+        volumes: spec.volumes.clone(),
         netns,
         ids,
         cgroup: None,
@@ -180,6 +182,7 @@ pub fn clean_up(runsc: &Runsc, daemon_state: &Path) {
             read_only: Vec::new(),
             binds: Vec::new(),
             scratch: Vec::new(),
+            volumes: Vec::new(),
             netns: None,
             ids: Some(crate::spec::IdRange { host_base: 0 }),
             cgroup: None,

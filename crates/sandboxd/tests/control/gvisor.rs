@@ -83,6 +83,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         read_only,
         binds: Vec::new(),
         scratch: Vec::new(),
+        volumes: Vec::new(),
         netns: Some(pin.clone()),
         ids: Some(ids),
         cgroup: None,
@@ -568,5 +569,59 @@ async fn sandboxes_from_a_gvisor_snapshot_start_with_its_processes_running() {
     let (out, _) = c.run(&origin, &ask_repl("print(\"x\", x)", 2)).await;
     assert_eq!(out, "x 7\nx 7\n");
     assert_eq!(c.run(&origin, ASK_SERVER).await, ("2\n".to_owned(), 0));
+    h.stop().await;
+}
+
+/// A volume mounted in a gVisor sandbox is the one native sandboxes share: what root and
+/// `user` write there is stored in the volumes' block (never host root's), and a native
+/// sandbox reads it with the same owners.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gvisor_sandbox_shares_volumes_with_native_ones() {
+    use reqwest::{Method, StatusCode};
+    use serde_json::json;
+
+    let mut h = super::harness::Harness::start().await;
+    let c = h.client.clone();
+    let reply =
+        c.call(Method::POST, "/volumes", Some(json!({"name": "shared", "sizeMB": 64}))).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{:?}", reply.body);
+    let mounts = json!([{"name": "shared", "path": "/mnt/shared"}]);
+    let gvisor =
+        c.create(json!({"templateID": "base", "runtime": "gvisor", "volumeMounts": mounts})).await;
+    let (out, code) = c
+        .run_as(
+            &gvisor,
+            "root",
+            "echo from-root > /mnt/shared/root.txt && head -c 19 /proc/version",
+        )
+        .await;
+    assert_eq!((out.as_str(), code), ("Linux version 4.4.0", 0));
+    let (out, code) = c.run_as(&gvisor, "user", "echo from-user > /mnt/shared/user.txt").await;
+    assert_eq!((out.as_str(), code), ("", 0));
+
+    let native = c.create(json!({"templateID": "base", "volumeMounts": mounts})).await;
+    let (out, code) = c
+        .run(
+            &native,
+            "cd /mnt/shared && stat -c '%n %U' root.txt user.txt && cat root.txt user.txt",
+        )
+        .await;
+    assert_eq!((out.as_str(), code), ("root.txt root\nuser.txt user\nfrom-root\nfrom-user\n", 0));
+    // On the host: the volumes' block, not host root.
+    let volumes = h.state().join("sandboxes/.volumes");
+    let dir = std::fs::read_dir(&volumes)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("root.txt").exists())
+        .unwrap();
+    let base = IdRange::VOLUMES.host_base;
+    assert_eq!(std::fs::metadata(dir.join("root.txt")).unwrap().uid(), base);
+    assert_eq!(std::fs::metadata(dir.join("user.txt")).unwrap().uid(), base + 1000);
+    for sandbox in [&gvisor, &native] {
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    }
     h.stop().await;
 }
