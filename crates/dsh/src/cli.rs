@@ -175,6 +175,11 @@ enum SandboxCommand {
         /// (repeatable).
         #[arg(long = "volume", value_parser = parse_volume_mount)]
         volumes: Vec<dsh_e2b::control::VolumeMount>,
+        /// What runs it on dsh's local daemon: `native`, or `gvisor` (gVisor: its memory
+        /// survives pauses, daemon restarts and reboots, and forks carry its processes).
+        /// Default: the daemon's.
+        #[arg(long, value_parser = ["native", "gvisor"])]
+        runtime: Option<String>,
     },
     /// Make a volume: a directory that outlives sandboxes, mounted with `create --volume`.
     CreateVolume { name: String },
@@ -196,15 +201,16 @@ enum SandboxCommand {
         #[arg(value_parser = clap::value_parser!(u16).range(1..))]
         port: u16,
     },
-    /// Pause a sandbox: its processes are frozen and go on after resume (memory kept);
+    /// Pause a sandbox: its processes go on after resume (memory kept: frozen, or for a
+    /// gVisor sandbox written to disk, where it survives daemon restarts and reboots);
     /// with --files-only they stop and only its files stay (resume is a reboot).
     Pause {
         id: String,
         #[arg(long)]
         files_only: bool,
     },
-    /// Fork a running sandbox: new sandboxes with its files and settings (not its
-    /// processes); prints their ids.
+    /// Fork a running sandbox: new sandboxes with its files and settings (a gVisor
+    /// sandbox's with its running processes too); prints their ids.
     Fork {
         id: String,
         /// How many forks (1-64).
@@ -712,12 +718,13 @@ async fn sandbox_command(
             }
             printer.print(&serde_json::json!({"deleted": id}), || format!("deleted {volume}"));
         }
-        SandboxCommand::Create { template, timeout, auto_pause, metadata, volumes } => {
+        SandboxCommand::Create { template, timeout, auto_pause, metadata, volumes, runtime } => {
             let mut new = NewSandbox::from_template(template);
             new.timeout = Some(timeout);
             new.auto_pause = auto_pause;
             new.metadata = metadata.into_iter().collect();
             new.volume_mounts = volumes;
+            new.runtime = runtime;
             let info = control()?.create(&new).await?;
             printer.print(
                 &serde_json::json!({"sandboxID": info.sandbox_id, "templateID": info.template_id, "envdVersion": info.envd_version, "isolation": info.isolation}),

@@ -34,6 +34,10 @@ pub struct NewSandbox {
     /// Volumes to mount, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub volume_mounts: Vec<VolumeMount>,
+    /// dsh's local daemon only: what runs it (`native` or `gvisor`); unset, the daemon's
+    /// default. E2B's cloud has no such field (it is not sent unless set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
 }
 
 /// A volume mounted into a new sandbox (E2B's `volumeMounts` entry).
@@ -73,6 +77,7 @@ impl NewSandbox {
             env_vars: HashMap::new(),
             secure: true,
             volume_mounts: Vec::new(),
+            runtime: None,
         }
     }
 }
