@@ -52,11 +52,6 @@ struct Args {
     /// link `/usr/local/bin/NAME` to it (`python=python3`: E2B's images have `python`).
     #[arg(long = "command-alias", value_name = "NAME=TARGET")]
     command_aliases: Vec<String>,
-    /// Where `--command-alias` links go: a directory on the standard PATH (a gVisor
-    /// sandbox, whose `/usr/local/bin` is the host's read-only one, gets a writable
-    /// `/usr/local/sbin`).
-    #[arg(long, value_name = "DIR", default_value = "/usr/local/bin")]
-    command_alias_dir: PathBuf,
     /// Behave as E2B's own envd of this version (`0.3.0`, `0.5.1`, ...): SendSignal takes
     /// only SIGTERM/SIGKILL to the pid, no dsh extensions, and the version's refusals. For
     /// testing clients against what E2B cloud sandboxes do.
@@ -144,7 +139,7 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
         anyhow::bail!("default user '{}' does not exist in /etc/passwd", envd.config.default_user);
     }
     start_sudo(&args, &invocation, &envd);
-    for (name, target) in plant_aliases(&args.command_aliases, &args.command_alias_dir) {
+    for (name, target) in plant_aliases(&args.command_aliases, Path::new("/usr/local/bin")) {
         tracing::info!(name, target = %target.display(), "command alias planted");
     }
     let listener =
@@ -159,7 +154,7 @@ async fn run(args: Args, invocation: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Links `bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
+/// Links `/usr/local/bin/NAME` to `TARGET` for each `NAME=TARGET` whose name is missing
 /// and whose target exists on the PATH processes get by default (see `--command-alias`).
 /// Returns the links made.
 pub fn plant_aliases(aliases: &[String], bin: &Path) -> Vec<(String, PathBuf)> {
@@ -176,10 +171,22 @@ pub fn plant_aliases(aliases: &[String], bin: &Path) -> Vec<(String, PathBuf)> {
             continue;
         };
         let plain = |s: &str| !s.is_empty() && !s.contains('/') && s != "." && s != "..";
-        if !plain(name) || !plain(target) || find(name).is_some() || bin.join(name).exists() {
+        // An absolute TARGET is linked as it is (a gVisor sandbox's daemon names the
+        // host's links this way), a plain one found on the PATH.
+        let absolute = Path::new(target).is_absolute();
+        if !plain(name)
+            || !(plain(target) || absolute)
+            || find(name).is_some()
+            || bin.join(name).exists()
+        {
             continue;
         }
-        let Some(target) = find(target) else { continue };
+        let found = if absolute {
+            Some(PathBuf::from(target)).filter(|t| t.is_file())
+        } else {
+            find(target)
+        };
+        let Some(target) = found else { continue };
         let link = bin.join(name);
         match std::fs::create_dir_all(bin).and_then(|()| std::os::unix::fs::symlink(&target, &link))
         {
@@ -259,5 +266,20 @@ mod alias_tests {
         assert_eq!(std::fs::read_dir(bin.path()).unwrap().count(), 1);
         // Planted once: a second start leaves it.
         assert!(plant_aliases(&aliases, bin.path()).is_empty());
+    }
+
+    #[test]
+    fn an_absolute_target_is_linked_as_it_is_when_it_is_a_file() {
+        let bin = tempfile::tempdir().unwrap();
+        let aliases =
+            ["dsh-test-env=/usr/bin/env", "dsh-test-gone=/no/such/file", "dsh-test-dir=/usr"]
+                .map(str::to_owned);
+        let made = plant_aliases(&aliases, bin.path());
+        assert_eq!(made, [("dsh-test-env".to_owned(), PathBuf::from("/usr/bin/env"))]);
+        assert_eq!(
+            std::fs::read_link(bin.path().join("dsh-test-env")).unwrap(),
+            Path::new("/usr/bin/env")
+        );
+        assert_eq!(std::fs::read_dir(bin.path()).unwrap().count(), 1);
     }
 }

@@ -47,7 +47,8 @@ pub struct GvisorSpec {
     /// Host files or directories shown read-only elsewhere: `(host, inside)`, mounted
     /// after `read_only` (so a file may cover one in a shown directory).
     pub binds: Vec<(PathBuf, PathBuf)>,
-    /// Writable directories in gVisor's memory (tmpfs, mode 0755), mounted last.
+    /// Writable directories in gVisor's memory (tmpfs, mode 0755), mounted over
+    /// `read_only` and under `binds` (which may show files in them).
     pub scratch: Vec<PathBuf>,
     /// Volumes: host directories shown writable inside, through an idmapped view of
     /// their block where they have one (see [`crate::spec::VolumeMount`]).
@@ -119,6 +120,12 @@ pub fn config(spec: &GvisorSpec) -> Value {
             "options": ["rbind", "ro", "nosuid", "nodev"],
         }));
     }
+    for destination in &spec.scratch {
+        mounts.push(json!({
+            "destination": destination, "type": "tmpfs", "source": "tmpfs",
+            "options": ["nosuid", "nodev", "mode=755"],
+        }));
+    }
     for (source, destination) in &spec.binds {
         mounts.push(json!({
             "destination": destination, "type": "bind", "source": source,
@@ -129,12 +136,6 @@ pub fn config(spec: &GvisorSpec) -> Value {
         mounts.push(json!({
             "destination": volume.inside, "type": "bind", "source": volume_source(spec, n),
             "options": ["rbind", "rw", "nosuid", "nodev"],
-        }));
-    }
-    for destination in &spec.scratch {
-        mounts.push(json!({
-            "destination": destination, "type": "tmpfs", "source": "tmpfs",
-            "options": ["nosuid", "nodev", "mode=755"],
         }));
     }
     let mut namespaces = vec![

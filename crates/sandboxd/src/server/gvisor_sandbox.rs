@@ -30,11 +30,14 @@ pub const BUNDLES_DIR: &str = "runsc-bundles";
 /// The checkpoint of a sandbox paused with its memory, inside its state directory (so
 /// that it counts against its disk quota and a fork's copy of the directory has it).
 pub const MEMORY_DIR: &str = "memory";
-/// A writable directory on the standard PATH, in gVisor's memory (kept by checkpoints,
-/// made afresh at a cold start): where envd plants `sudo` and command aliases, since the
-/// host's `/usr/local/bin` is shown read-only. Mounted only where the host has it (Debian
-/// ships it empty), so nothing of the host is covered.
-pub const SCRATCH_BIN: &str = "/usr/local/sbin";
+/// A directory of the host's `/usr` the sandbox writes to: envd plants `sudo` and the
+/// `python`/`pip` aliases there, as in a native sandbox (whose `/usr` is an overlay). Under
+/// gVisor it is a directory in gVisor's memory (kept by checkpoints, made afresh at a cold
+/// start) holding each of the host's entries, shown read-only.
+pub const SCRATCH_BIN: &str = "/usr/local/bin";
+/// More entries than this in the host's [`SCRATCH_BIN`], and it is shown read-only as it
+/// is (one mount per entry).
+const SCRATCH_ENTRIES_MAX: usize = 256;
 
 /// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
 /// container (blocking, ~200 ms), or, with `image`, restores the container saved there
@@ -141,11 +144,25 @@ fn gvisor_spec(
         Output::File(path) => path,
         _ => spec.state_dir.join("envd.log"),
     };
-    let scratch: Vec<PathBuf> = [SCRATCH_BIN]
-        .into_iter()
-        .map(PathBuf::from)
-        .filter(|dir| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none()))
-        .collect();
+    let (mut scratch, mut links) = (Vec::new(), Vec::new());
+    let host_bin: Vec<PathBuf> = std::fs::read_dir(SCRATCH_BIN)
+        .map(|entries| entries.flatten().map(|entry| entry.path()).collect())
+        .unwrap_or_default();
+    if Path::new(SCRATCH_BIN).is_dir() && host_bin.len() <= SCRATCH_ENTRIES_MAX {
+        scratch.push(PathBuf::from(SCRATCH_BIN));
+        // runsc resolves a mount's destination through the host's links, so a link is
+        // not shown by a mount: envd makes it again (`--command-alias NAME=/target`).
+        for path in host_bin {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+            if !meta.file_type().is_symlink() {
+                binds.push((path.clone(), path));
+            } else if let (Some(name), Ok(target)) =
+                (path.file_name(), std::fs::canonicalize(&path))
+            {
+                links.push(format!("{}={}", name.to_string_lossy(), target.display()));
+            }
+        }
+    }
     let bundle = daemon_state.join(BUNDLES_DIR).join(&spec.id);
     Ok(GvisorSpec {
         id: spec.id.clone(),
@@ -161,6 +178,7 @@ fn gvisor_spec(
         memory_bytes: None,
         args: std::iter::once(program_inside.display().to_string())
             .chain(args.iter().map(|arg| arg.to_string_lossy().into_owned()))
+            .chain(links.into_iter().flat_map(|link| ["--command-alias".to_owned(), link]))
             .collect(),
         env: full_env.iter().map(|(key, value)| format!("{key}={value}")).collect(),
         cwd: spec.template.workdir.display().to_string(),

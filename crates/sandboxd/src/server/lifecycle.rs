@@ -38,8 +38,6 @@ pub const DEFAULT_USER: &str = "user";
 pub const SUDO_SOCKET: &str = "/run/dsh/sudo.sock";
 /// Where envd plants the `sudo` program: on every PATH, in the sandbox's `/usr` overlay.
 pub const SUDO_PROGRAM: &str = "/usr/local/bin/sudo";
-/// Where envd plants `sudo` in a gVisor sandbox (see [`super::gvisor_sandbox::SCRATCH_BIN`]).
-const GVISOR_SUDO_PROGRAM: &str = "/usr/local/sbin/sudo";
 /// What `sudo` says where the sandbox's root is the host's (`isolation = "namespaces"`).
 pub const SUDO_DISABLED: &str = "disabled in this sandbox, because its root would be the \
     host's root (isolation \"namespaces\"); sudo is offered only under strict isolation, where \
@@ -280,16 +278,10 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .arg(default_user(&record))
         .arg("--default-workdir")
         .arg(default_workdir(&record, &spec))
-        .args(COMMAND_ALIASES);
-    let mut sudo = sudo_args(spec.isolation);
-    if record.runtime == Runtime::Gvisor {
-        // The host's /usr/local/bin is shown read-only; gVisor's /usr/local/sbin is a
-        // writable directory in its memory (`gvisor_sandbox.rs`), earlier on the PATH.
-        sudo[3] = GVISOR_SUDO_PROGRAM;
-        payload = payload.arg("--command-alias-dir").arg(super::gvisor_sandbox::SCRATCH_BIN);
-    }
-    let mut payload =
-        payload.args(sudo).stdout(Output::File(log.clone())).stderr(Output::File(log));
+        .args(sudo_args(spec.isolation))
+        .args(COMMAND_ALIASES)
+        .stdout(Output::File(log.clone()))
+        .stderr(Output::File(log));
     if let Some(token) = &record.envd_access_token {
         payload = payload.env("DSH_ENVD_ACCESS_TOKEN", token);
     }

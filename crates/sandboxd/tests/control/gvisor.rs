@@ -195,11 +195,24 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
     let (out, code) = c.run(&sandbox, owner).await;
     assert_eq!((out.as_str(), code), ("user\n", 0));
     // coreutils too (statx: runsc 2024 answers what they ask), `sudo` and the `python`
-    // alias (planted by envd in gVisor's writable /usr/local/sbin).
+    // alias (planted by envd in /usr/local/bin, a directory in gVisor's memory that
+    // shows the host's entries), and those entries.
     let (out, code) = c
         .run(&sandbox, "stat -c %U /home/user/note.txt; sudo whoami; python --version | cut -c1-7")
         .await;
     assert_eq!((out.as_str(), code), ("user\nroot\nPython \n", 0));
+    let host_bin: Vec<String> = std::fs::read_dir("/usr/local/bin")
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().exists())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    let (out, code) = c.run(&sandbox, "ls /usr/local/bin").await;
+    assert_eq!(code, 0, "{out}");
+    for name in &host_bin {
+        assert!(out.lines().any(|line| line == name), "{name} missing from {out}");
+    }
+    assert!(!Path::new("/usr/local/bin/sudo").exists(), "sudo went to the host");
     // On the host the file is the sandbox's block's `user`, in its own directory.
     let root = h.state().join("sandboxes").join(&id).join("gvisor-root");
     let block = std::fs::metadata(&root).unwrap().uid();
