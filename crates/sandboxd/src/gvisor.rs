@@ -62,9 +62,12 @@ pub struct GvisorSpec {
     /// user namespace failed with `--network=host` in its 2022 release: EPERM at its
     /// chroot.)
     pub ids: Option<IdRange>,
-    /// The cgroup path (relative to each hierarchy's root) and the memory limit.
+    /// The cgroup path (relative to each hierarchy's root) and its limits: memory,
+    /// tasks and CPU bandwidth in thousandths of a CPU (runsc writes them).
     pub cgroup: Option<String>,
     pub memory_bytes: Option<u64>,
+    pub pids: Option<u64>,
+    pub cpu_millis: Option<u64>,
     /// The first process: program, arguments, environment (`NAME=value`), directory.
     pub args: Vec<String>,
     pub env: Vec<String>,
@@ -152,8 +155,18 @@ pub fn config(spec: &GvisorSpec) -> Value {
     if let Some(cgroup) = &spec.cgroup {
         linux["cgroupsPath"] = json!(cgroup);
     }
+    let mut resources = serde_json::Map::new();
     if let Some(bytes) = spec.memory_bytes {
-        linux["resources"] = json!({"memory": {"limit": bytes}});
+        resources.insert("memory".into(), json!({"limit": bytes}));
+    }
+    if let Some(pids) = spec.pids {
+        resources.insert("pids".into(), json!({"limit": pids}));
+    }
+    if let Some(millis) = spec.cpu_millis {
+        resources.insert("cpu".into(), json!({"quota": millis * 100, "period": 100_000}));
+    }
+    if !resources.is_empty() {
+        linux["resources"] = Value::Object(resources);
     }
     // Docker's default capability set: what root inside a native sandbox has.
     let caps = json!([

@@ -8,7 +8,9 @@
 //! What differs from a native sandbox, for now: the host's shown directories are
 //! read-only (a native sandbox writes over them into its own layer), the root is a plain
 //! directory of the sandbox's (`gvisor-root`, copied by forks and snapshots as the rest),
-//! no cgroup limits or metrics, and image templates are not run (host templates only).
+//! and image templates are not run (host templates only). Its limits (memory, tasks, CPU)
+//! are written by runsc to the cgroup a native sandbox would have, where the daemon reads
+//! its metrics; gVisor's memory counts there as the sentry's shared memory.
 //! Volumes are shown as a native sandbox's are (an idmapped view of their block).
 //! A pause that keeps memory writes it to disk ([`MEMORY_DIR`]).
 
@@ -41,15 +43,17 @@ const SCRATCH_ENTRIES_MAX: usize = 256;
 
 /// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
 /// container (blocking, ~200 ms), or, with `image`, restores the container saved there
-/// (`payload` then only makes the bundle match the one saved).
+/// (`payload` then only makes the bundle match the one saved). `cgroup`: where runsc
+/// puts it, with `spec`'s limits (the daemon reads its usage there).
 pub fn start(
     runsc: &Runsc,
     daemon_state: &Path,
     spec: &SandboxSpec,
     payload: Payload,
     image: Option<&Path>,
+    cgroup: Option<String>,
 ) -> anyhow::Result<Container> {
-    let gvisor = gvisor_spec(daemon_state, spec, payload)?;
+    let gvisor = gvisor_spec(daemon_state, spec, payload, cgroup)?;
     match image {
         None => Container::start(runsc, gvisor).context("starting the gvisor container"),
         Some(image) => Container::restore(runsc, gvisor, image)
@@ -63,6 +67,7 @@ fn gvisor_spec(
     daemon_state: &Path,
     spec: &SandboxSpec,
     payload: Payload,
+    cgroup: Option<String>,
 ) -> anyhow::Result<GvisorSpec> {
     if spec.template.rootfs.is_some() {
         bail!("the gvisor runtime runs host templates only (not image templates) for now");
@@ -174,8 +179,10 @@ fn gvisor_spec(
         volumes: spec.volumes.clone(),
         netns,
         ids,
-        cgroup: None,
-        memory_bytes: None,
+        cgroup,
+        memory_bytes: spec.resources.memory_bytes,
+        pids: spec.resources.pids,
+        cpu_millis: spec.resources.cpu_millis,
         args: std::iter::once(program_inside.display().to_string())
             .chain(args.iter().map(|arg| arg.to_string_lossy().into_owned()))
             .chain(links.into_iter().flat_map(|link| ["--command-alias".to_owned(), link]))
@@ -205,6 +212,8 @@ pub fn clean_up(runsc: &Runsc, daemon_state: &Path) {
             ids: Some(crate::spec::IdRange { host_base: 0 }),
             cgroup: None,
             memory_bytes: None,
+            pids: None,
+            cpu_millis: None,
             args: Vec::new(),
             env: Vec::new(),
             cwd: String::new(),

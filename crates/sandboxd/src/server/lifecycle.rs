@@ -324,8 +324,15 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                 let runsc = disk_owner.runsc.as_ref().map_err(|why| anyhow!("{why}"))?;
                 let state = &disk_owner.config.state_dir;
                 let image = image.as_deref();
-                let container =
-                    super::gvisor_sandbox::start(runsc, state, &spawn_spec, payload, image)?;
+                let cgroup = disk_owner.cgroups.as_ref().and_then(|c| c.oci_path(&spawn_spec.id));
+                let container = super::gvisor_sandbox::start(
+                    runsc,
+                    state,
+                    &spawn_spec,
+                    payload,
+                    image,
+                    cgroup,
+                )?;
                 Running::Gvisor(container)
             }
         };

@@ -88,6 +88,8 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         ids: Some(ids),
         cgroup: None,
         memory_bytes: None,
+        pids: None,
+        cpu_millis: None,
         args: vec![
             envd.display().to_string(),
             "--listen".into(),
@@ -636,5 +638,52 @@ async fn a_gvisor_sandbox_shares_volumes_with_native_ones() {
         let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
         assert_eq!(reply.status, StatusCode::NO_CONTENT);
     }
+    h.stop().await;
+}
+
+/// A gVisor sandbox's limits are written by runsc to the cgroup a native sandbox would
+/// have (memory, tasks, CPU), and the daemon samples it there: E2B's metrics see its
+/// CPU and memory (gVisor's memory counts as its sentry's shared memory).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gvisor_sandbox_has_its_limits_in_its_cgroup_and_is_sampled() {
+    use reqwest::Method;
+    use serde_json::json;
+
+    let mut h = super::harness::Harness::start_with(|config| {
+        config.metrics_tick = Duration::from_millis(200);
+    })
+    .await;
+    let c = h.client.clone();
+    let sandbox = c
+        .create(json!({"templateID": "base", "runtime": "gvisor", "cpuCount": 1, "memoryMB": 512}))
+        .await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    let cgroups = dsh_sandboxd::cgroup::Cgroups::probe("dsh-sandboxes").unwrap();
+    let memory_dir = cgroups
+        .paths()
+        .into_iter()
+        .find(|path| path.to_string_lossy().contains("/memory"))
+        .map(|parent| parent.join(&id));
+    if let Some(dir) = memory_dir {
+        // cgroup v1, as on this project's machines.
+        let limit = std::fs::read_to_string(dir.join("memory.limit_in_bytes")).unwrap();
+        assert_eq!(limit.trim(), (512u64 << 20).to_string());
+    }
+    let (out, code) = c.run(&sandbox, "timeout 2 sh -c 'while :; do :; done'; echo $?").await;
+    assert_eq!((out.as_str(), code), ("124\n", 0));
+    let path = format!("/sandboxes/{id}/metrics");
+    let mut samples = Vec::new();
+    super::harness::wait_until(
+        "a sample that saw the busy loop",
+        Duration::from_secs(15),
+        async || {
+            samples = c.call(Method::GET, &path, None).await.body.as_array().unwrap().clone();
+            samples.iter().any(|s| s["cpuUsedPct"].as_f64().unwrap_or(0.0) > 20.0)
+        },
+    )
+    .await;
+    let memory: Vec<u64> = samples.iter().filter_map(|s| s["memUsed"].as_u64()).collect();
+    assert!(memory.iter().any(|bytes| *bytes > 10 << 20), "{samples:?}");
+    assert!(samples.iter().all(|s| s["memTotal"] == json!(512u64 << 20)), "{samples:?}");
     h.stop().await;
 }
