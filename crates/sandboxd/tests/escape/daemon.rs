@@ -16,7 +16,7 @@ use tempfile::TempDir;
 
 use super::probe::{HostPath, hex, hex_paths};
 
-fn envd_binary() -> PathBuf {
+pub(super) fn envd_binary() -> PathBuf {
     let init = crate::common::init_binary();
     let path = std::env::var_os("DSH_ENVD_BIN")
         .map(PathBuf::from)
@@ -27,14 +27,14 @@ fn envd_binary() -> PathBuf {
 
 /// A daemon on a free loopback port over a temporary state directory; every sandbox
 /// under it is killed on drop, whatever happened.
-struct Harness {
-    dir: TempDir,
+pub(super) struct Harness {
+    pub(super) dir: TempDir,
     daemon: Option<Daemon>,
-    http: reqwest::Client,
+    pub(super) http: reqwest::Client,
 }
 
 impl Harness {
-    async fn start(envd_start_timeout: Duration) -> Harness {
+    pub(super) async fn start(envd_start_timeout: Duration) -> Harness {
         Harness::start_with(envd_start_timeout, dsh_sandboxd::Net::Private).await
     }
 
@@ -59,11 +59,16 @@ impl Harness {
         Ok(Harness { dir, daemon: Some(daemon), http: reqwest::Client::new() })
     }
 
-    fn daemon(&self) -> &Daemon {
+    pub(super) fn daemon(&self) -> &Daemon {
         self.daemon.as_ref().unwrap()
     }
 
-    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+    pub(super) async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let mut request = self
             .http
             .request(method, format!("{}{path}", self.daemon().url()))
@@ -78,16 +83,19 @@ impl Harness {
     }
 
     async fn create(&self) -> Value {
-        let (status, body) = self
-            .call(Method::POST, "/v2/sandboxes", Some(json!({"templateID": "base", "timeout": 60})))
-            .await;
+        self.create_with(json!({"templateID": "base", "timeout": 60})).await
+    }
+
+    /// A sandbox created with `body` (`runtime: "gvisor"` for one under gVisor).
+    pub(super) async fn create_with(&self, body: Value) -> Value {
+        let (status, body) = self.call(Method::POST, "/v2/sandboxes", Some(body)).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body
     }
 
     /// Runs `sh -c script` as `user` (`root` or the default `user`) through envd's
     /// `process.Process/Start`; returns (stdout, exit code).
-    async fn run(&self, sandbox: &Value, user: &str, script: &str) -> (String, i64) {
+    pub(super) async fn run(&self, sandbox: &Value, user: &str, script: &str) -> (String, i64) {
         use base64::Engine as _;
         let engine = base64::engine::general_purpose::STANDARD;
         let message = json!({"process": {"cmd": "/bin/sh", "args": ["-c", script]}});
@@ -139,6 +147,15 @@ impl Drop for Harness {
     /// the disk image: a daemon dropped without `shutdown` leaves all four behind.
     fn drop(&mut self) {
         drop(self.daemon.take());
+        // gVisor sandboxes: runsc's containers (their roots' views unmounted) and their
+        // networks, which outlive a dropped daemon as a native sandbox's init does.
+        let state = self.dir.path().join("state");
+        dsh_sandboxd::server::clean_up_gvisor(&state);
+        for entry in std::fs::read_dir(state.join("sandboxes")).into_iter().flatten().flatten() {
+            if let Some(id) = entry.file_name().to_str().filter(|_| entry.path().is_dir()) {
+                dsh_sandboxd::server::network::clean_up(&state.join("netns"), id);
+            }
+        }
         dsh_sandboxd::server::layers::clean_up(&self.dir.path().join("state"));
         dsh_sandboxd::server::spare_netns::clean_up(&self.dir.path().join("state/netns"));
         let cgroups = Cgroups::probe(dsh_sandboxd::server::CGROUP_PARENT).ok();

@@ -1,4 +1,5 @@
 mod daemon;
+mod gvisor;
 mod host;
 mod identity;
 mod kernel;
