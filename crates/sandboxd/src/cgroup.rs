@@ -148,10 +148,6 @@ const POLL: Duration = Duration::from_millis(10);
 pub struct Cgroups {
     /// The parent directories (`<own cgroup>/<parent_name>`).
     parent: Dirs,
-    /// The parent's path relative to each hierarchy's root (`root` of the mount plus
-    /// the path under its mount point), where it is the same for every controller
-    /// sandboxes use: what an OCI runtime's `cgroupsPath` is relative to.
-    relative: Option<PathBuf>,
 }
 
 /// The cgroup of one sandbox.
@@ -262,18 +258,7 @@ impl Cgroups {
             }
             Dirs::V2(own) => Dirs::V2(prepare_v2(&own, parent_name)?),
         };
-        let relative = relative_to_hierarchies(&parse_mountinfo(&mountinfo), &parent);
-        Ok(Cgroups { parent, relative })
-    }
-
-    /// The path of sandbox `name`'s cgroup relative to each hierarchy's root, as an OCI
-    /// runtime's `cgroupsPath` names it (runsc makes it there, with the limits it is
-    /// given, and the daemon reads its usage there as a native sandbox's): None where
-    /// the controllers sandboxes use are not all at one such path.
-    pub fn oci_path(&self, name: &str) -> Option<String> {
-        validate_name(name).ok()?;
-        let path = self.relative.as_ref()?.join(name);
-        Some(path.to_string_lossy().into_owned())
+        Ok(Cgroups { parent })
     }
 
     /// Which hierarchy this process is in, changing nothing (for diagnostics: `dsh
@@ -887,25 +872,6 @@ struct CgroupMount {
     v2: bool,
     /// v1: the super options, which name the controllers ("rw,cpu,cpuacct").
     options: Vec<String>,
-}
-
-/// The path of `dirs` under their hierarchies' roots (each directory's mount root plus
-/// its path under the mount point), when it is one path for all of them.
-fn relative_to_hierarchies(mounts: &[CgroupMount], dirs: &Dirs) -> Option<PathBuf> {
-    let mut found: Option<PathBuf> = None;
-    for dir in dirs.distinct() {
-        let mount = mounts
-            .iter()
-            .filter(|mount| dir.starts_with(&mount.mount_point))
-            .max_by_key(|mount| mount.mount_point.as_os_str().len())?;
-        let under = dir.strip_prefix(&mount.mount_point).ok()?;
-        let relative = Path::new("/").join(&mount.root).join(under);
-        match &found {
-            Some(seen) if *seen != relative => return None,
-            _ => found = Some(relative),
-        }
-    }
-    found
 }
 
 /// The cgroup and cgroup2 mounts, in mount order.
@@ -1581,7 +1547,7 @@ mod tests {
 
     #[test]
     fn an_invalid_open_touches_nothing() {
-        let cgroups = Cgroups { parent: Dirs::V2("/nonexistent/parent".into()), relative: None };
+        let cgroups = Cgroups { parent: Dirs::V2("/nonexistent/parent".into()) };
         let sandbox = cgroups.open("../x");
         assert!(sandbox.paths().is_empty());
         assert!(matches!(sandbox.add(1), Err(CgroupError::InvalidName { .. })));

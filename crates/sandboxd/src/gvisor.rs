@@ -62,12 +62,10 @@ pub struct GvisorSpec {
     /// user namespace failed with `--network=host` in its 2022 release: EPERM at its
     /// chroot.)
     pub ids: Option<IdRange>,
-    /// The cgroup path (relative to each hierarchy's root) and its limits: memory,
-    /// tasks and CPU bandwidth in thousandths of a CPU (runsc writes them).
-    pub cgroup: Option<String>,
-    pub memory_bytes: Option<u64>,
-    pub pids: Option<u64>,
-    pub cpu_millis: Option<u64>,
+    /// The sandbox's cgroup, made with its limits: runsc starts in it and configures
+    /// none itself (`--ignore-cgroups`), so every process of the container, and the
+    /// memory of gVisor's kernel, are in it (a native sandbox's limits and metrics).
+    pub cgroup: Option<crate::cgroup::SandboxCgroup>,
     /// The first process: program, arguments, environment (`NAME=value`), directory.
     pub args: Vec<String>,
     pub env: Vec<String>,
@@ -151,23 +149,7 @@ pub fn config(spec: &GvisorSpec) -> Value {
         Some(path) => namespaces.push(json!({"type": "network", "path": path})),
         None => namespaces.push(json!({"type": "network"})),
     }
-    let mut linux = json!({"namespaces": namespaces});
-    if let Some(cgroup) = &spec.cgroup {
-        linux["cgroupsPath"] = json!(cgroup);
-    }
-    let mut resources = serde_json::Map::new();
-    if let Some(bytes) = spec.memory_bytes {
-        resources.insert("memory".into(), json!({"limit": bytes}));
-    }
-    if let Some(pids) = spec.pids {
-        resources.insert("pids".into(), json!({"limit": pids}));
-    }
-    if let Some(millis) = spec.cpu_millis {
-        resources.insert("cpu".into(), json!({"quota": millis * 100, "period": 100_000}));
-    }
-    if !resources.is_empty() {
-        linux["resources"] = Value::Object(resources);
-    }
+    let linux = json!({"namespaces": namespaces});
     // Docker's default capability set: what root inside a native sandbox has.
     let caps = json!([
         "CAP_CHOWN",
@@ -309,7 +291,13 @@ impl Runsc {
     }
 
     fn command(&self) -> Command {
+        self.command_with(&[])
+    }
+
+    /// [`Runsc::command`] with more global flags.
+    fn command_with(&self, flags: &[&str]) -> Command {
         let mut command = Command::new(&self.binary);
+        command.args(flags);
         command.arg("--root").arg(&self.root).args([
             "--platform=systrap",
             "--network=sandbox",
@@ -408,7 +396,7 @@ impl Runsc {
     /// that).
     pub fn start(&self, spec: &GvisorSpec) -> Result<Started, GvisorError> {
         let link = self.prepare(spec)?;
-        let mut run = self.command();
+        let mut run = self.command_with(cgroup_flags(spec));
         run.arg("run").arg("--bundle").arg(&spec.bundle).arg(container_id(&spec.id));
         self.run_in_foreground(run, "run", spec, link)
     }
@@ -418,7 +406,7 @@ impl Runsc {
     /// on where they were saved.
     pub fn restore(&self, spec: &GvisorSpec, image: &Path) -> Result<Started, GvisorError> {
         let link = self.prepare(spec)?;
-        let mut restore = self.command();
+        let mut restore = self.command_with(cgroup_flags(spec));
         restore
             .arg("restore")
             .arg("--image-path")
@@ -442,6 +430,9 @@ impl Runsc {
         link: Option<GuestLink>,
     ) -> Result<Started, GvisorError> {
         hide_proc_sys_net(&mut command);
+        if let Some(cgroup) = &spec.cgroup {
+            start_in_cgroup(&mut command, cgroup)?;
+        }
         command
             .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
             .stdout(Self::log(spec)?)
@@ -563,6 +554,47 @@ impl Runsc {
         let _ = std::fs::remove_dir(&spec.bundle);
         deleted
     }
+}
+
+/// runsc's flags for `spec`'s cgroup: none of its own when the daemon made one.
+fn cgroup_flags(spec: &GvisorSpec) -> &'static [&'static str] {
+    if spec.cgroup.is_some() { &["--ignore-cgroups"] } else { &[] }
+}
+
+/// Makes `command` start in `cgroup` (its `cgroup.procs` written with 0, "this process",
+/// before it runs), so the processes runsc starts are there from their first page.
+fn start_in_cgroup(
+    command: &mut Command,
+    cgroup: &crate::cgroup::SandboxCgroup,
+) -> Result<(), GvisorError> {
+    let procs: Vec<std::ffi::CString> = cgroup
+        .paths()
+        .iter()
+        .map(|dir| std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| GvisorError::Io {
+            what: "the sandbox's cgroup".into(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, e),
+        })?;
+    // SAFETY: open, write and close are async-signal-safe; the paths were made before
+    // the fork; only the forked child moves.
+    unsafe {
+        command.pre_exec(move || {
+            for path in &procs {
+                let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                let written = libc::write(fd, c"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if written != 1 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    Ok(())
 }
 
 /// The last lines of a container's log (runsc's and its first process's output), joined.
@@ -737,6 +769,11 @@ impl Container {
         written.and(ended.map(drop))
     }
 
+    /// The sandbox's cgroup (every process of the container is in it).
+    pub fn cgroup(&self) -> Option<&crate::cgroup::SandboxCgroup> {
+        self.spec.cgroup.as_ref()
+    }
+
     /// The sandbox process's pid (it is in the container's network namespace).
     pub fn pid(&self) -> u32 {
         self.pid
@@ -779,6 +816,13 @@ impl Container {
             runner.wait();
         }
         self.runsc.destroy(&self.spec)?;
+        if let Some(cgroup) = &self.spec.cgroup {
+            // Anything of it still there (a stub process of gVisor's) goes with it.
+            let _ = cgroup.signal_kill();
+            if let Err(e) = cgroup.remove() {
+                tracing::warn!(error = %e, "removing a gvisor sandbox's cgroup");
+            }
+        }
         use std::os::unix::process::ExitStatusExt as _;
         let status = std::process::ExitStatus::from_raw(libc::SIGKILL);
         self.status = Some(status);

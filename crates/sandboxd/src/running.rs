@@ -30,11 +30,11 @@ impl Running {
         }
     }
 
-    /// The sandbox's cgroup (none for gVisor yet: runsc places its own processes).
+    /// The sandbox's cgroup (limits, accounting).
     pub fn cgroup(&self) -> Option<&SandboxCgroup> {
         match self {
             Running::Native(process) => process.cgroup(),
-            Running::Gvisor(_) => None,
+            Running::Gvisor(container) => container.cgroup(),
         }
     }
 

@@ -8,9 +8,9 @@
 //! What differs from a native sandbox, for now: the host's shown directories are
 //! read-only (a native sandbox writes over them into its own layer), the root is a plain
 //! directory of the sandbox's (`gvisor-root`, copied by forks and snapshots as the rest),
-//! and image templates are not run (host templates only). Its limits (memory, tasks, CPU)
-//! are written by runsc to the cgroup a native sandbox would have, where the daemon reads
-//! its metrics; gVisor's memory counts there as the sentry's shared memory.
+//! and image templates are not run (host templates only). runsc starts in the cgroup a
+//! native sandbox would have, made with its limits (memory, tasks, CPU), so the container
+//! and gVisor's memory (its sentry's shared memory) are limited and sampled there.
 //! Volumes are shown as a native sandbox's are (an idmapped view of their block).
 //! A pause that keeps memory writes it to disk ([`MEMORY_DIR`]).
 
@@ -43,15 +43,15 @@ const SCRATCH_ENTRIES_MAX: usize = 256;
 
 /// Makes the root and the bundle of `spec`'s sandbox and starts `payload` in a runsc
 /// container (blocking, ~200 ms), or, with `image`, restores the container saved there
-/// (`payload` then only makes the bundle match the one saved). `cgroup`: where runsc
-/// puts it, with `spec`'s limits (the daemon reads its usage there).
+/// (`payload` then only makes the bundle match the one saved). `cgroup`: the sandbox's,
+/// made with its limits, where runsc starts (the daemon reads its usage there).
 pub fn start(
     runsc: &Runsc,
     daemon_state: &Path,
     spec: &SandboxSpec,
     payload: Payload,
     image: Option<&Path>,
-    cgroup: Option<String>,
+    cgroup: Option<crate::cgroup::SandboxCgroup>,
 ) -> anyhow::Result<Container> {
     let gvisor = gvisor_spec(daemon_state, spec, payload, cgroup)?;
     match image {
@@ -67,7 +67,7 @@ fn gvisor_spec(
     daemon_state: &Path,
     spec: &SandboxSpec,
     payload: Payload,
-    cgroup: Option<String>,
+    cgroup: Option<crate::cgroup::SandboxCgroup>,
 ) -> anyhow::Result<GvisorSpec> {
     if spec.template.rootfs.is_some() {
         bail!("the gvisor runtime runs host templates only (not image templates) for now");
@@ -180,9 +180,6 @@ fn gvisor_spec(
         netns,
         ids,
         cgroup,
-        memory_bytes: spec.resources.memory_bytes,
-        pids: spec.resources.pids,
-        cpu_millis: spec.resources.cpu_millis,
         args: std::iter::once(program_inside.display().to_string())
             .chain(args.iter().map(|arg| arg.to_string_lossy().into_owned()))
             .chain(links.into_iter().flat_map(|link| ["--command-alias".to_owned(), link]))
@@ -211,9 +208,6 @@ pub fn clean_up(runsc: &Runsc, daemon_state: &Path) {
             netns: None,
             ids: Some(crate::spec::IdRange { host_base: 0 }),
             cgroup: None,
-            memory_bytes: None,
-            pids: None,
-            cpu_millis: None,
             args: Vec::new(),
             env: Vec::new(),
             cwd: String::new(),

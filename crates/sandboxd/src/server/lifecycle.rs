@@ -282,7 +282,10 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .args(COMMAND_ALIASES)
         .stdout(Output::File(log.clone()))
         .stderr(Output::File(log));
-    if let Some(token) = &record.envd_access_token {
+    // Under gVisor `user` may read envd's environment (gVisor's /proc lets uid 1000 read
+    // root's `environ`): its token is given only by the first `/init` (see `activate`),
+    // which the daemon sends before anything else runs in the sandbox.
+    if let (Some(token), Runtime::Native) = (&record.envd_access_token, record.runtime) {
         payload = payload.env("DSH_ENVD_ACCESS_TOKEN", token);
     }
     if let Ok(filter) = std::env::var("DSH_SANDBOXD_ENVD_LOG") {
@@ -324,7 +327,14 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                 let runsc = disk_owner.runsc.as_ref().map_err(|why| anyhow!("{why}"))?;
                 let state = &disk_owner.config.state_dir;
                 let image = image.as_deref();
-                let cgroup = disk_owner.cgroups.as_ref().and_then(|c| c.oci_path(&spawn_spec.id));
+                let cgroup = match &disk_owner.cgroups {
+                    Some(cgroups) => Some(
+                        cgroups
+                            .create(&spawn_spec.id, &spawn_spec.resources)
+                            .context("making the sandbox's cgroup")?,
+                    ),
+                    None => None,
+                };
                 let container = super::gvisor_sandbox::start(
                     runsc,
                     state,

@@ -87,9 +87,6 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         netns: Some(pin.clone()),
         ids: Some(ids),
         cgroup: None,
-        memory_bytes: None,
-        pids: None,
-        cpu_millis: None,
         args: vec![
             envd.display().to_string(),
             "--listen".into(),

@@ -787,8 +787,8 @@ async fn gvisor_symlinks_planted_at_home_and_root_do_not_redirect_the_next_start
 
 /// The host ids of a gVisor sandbox. runsc's processes of the sandbox (those whose
 /// command line names `dsh-<id>`) are its sandbox process (`boot`: gVisor's kernel,
-/// which runs every process inside) and its gofer (which opens the root's files on the
-/// host for it). What root and `user` inside make in the root is stored as the sandbox's
+/// which runs every process inside), its gofer (which opens the root's files on the
+/// host for it) and the `runsc run` that started them and waits for them. What root and `user` inside make in the root is stored as the sandbox's
 /// block (B and B+1000 on the host: the root is shown to runsc through an idmapped
 /// mount), a setuid file root makes included: never host root's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -807,7 +807,13 @@ async fn gvisor_runsc_processes_and_files_have_these_host_ids() {
     eprintln!("runsc processes of {a_id}:\n{}", described.join("\n"));
     let boot = runsc_process(&a_id, "boot");
     let gofer = runsc_process(&a_id, "gofer");
-    assert_eq!(processes.len(), 2, "{described:#?}");
+    // And the runsc process that started it and waits for it in the foreground (the
+    // daemon's child, in the host's namespaces: it runs nothing of the sandbox's).
+    let runner: Vec<&(u32, String)> =
+        processes.iter().filter(|(pid, _)| *pid != boot && *pid != gofer).collect();
+    assert_eq!(runner.len(), 1, "{described:#?}");
+    assert!(runner[0].1.contains(" run ") || runner[0].1.contains(" restore "), "{described:#?}");
+    assert_eq!(processes.len(), 3, "{described:#?}");
     // Host root, in user namespaces of their own that map every id to itself: their
     // capabilities are over those namespaces, and files are host files to them.
     let host_userns = std::fs::read_link("/proc/self/ns/user").unwrap();
@@ -838,12 +844,10 @@ async fn gvisor_runsc_processes_and_files_have_these_host_ids() {
 
 /// In a native sandbox `user` cannot read envd's environment (envd is root inside), where
 /// the daemon hands envd the sandbox's access token (`DSH_ENVD_ACCESS_TOKEN`). Under
-/// gVisor it can: gVisor's `/proc/1/environ` (and `/proc/1/maps`, `/proc/1/fd`) are
-/// readable by uid 1000, and with the token `user` may ask envd (on 49983 inside) to run
-/// commands as root; gVisor sandboxes have no `sudo` (envd cannot plant it in the
-/// read-only `/usr/local`), so this is a privilege `user` is not otherwise given. Within
-/// the sandbox only (no other sandbox's token, no host access follows). This test fails
-/// until envd's token is out of `user`'s reach under gVisor.
+/// gVisor it can (gVisor's `/proc/1/environ`, `/proc/1/maps` and `/proc/1/fd` are
+/// readable by uid 1000): the token was found there, so a gVisor sandbox's envd gets it
+/// only through the daemon's first `/init`, and it is in neither its environment nor
+/// (this test reads it) its memory as `user` can read it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gvisor_user_cannot_read_envds_token() {
     let h = harness().await;
@@ -857,4 +861,11 @@ async fn gvisor_user_cannot_read_envds_token() {
         "HOLE: `user` (uid 1000) reads envd's environment and the sandbox's envd access token \
          in it under gVisor (root inside is one request away)"
     );
+    // Nor its memory, where envd keeps the token `/init` gave it (at most 256 MiB read).
+    let search = format!(
+        "import re\ntry:\n    maps = open('/proc/1/maps').read().splitlines()\n    mem = open('/proc/1/mem', 'rb')\nexcept OSError as e:\n    print('refused', e.errno); raise SystemExit\nseen, found = 0, False\nfor line in maps:\n    a, b = (int(x, 16) for x in line.split()[0].split('-'))\n    if 'r' not in line.split()[1] or seen > 256 << 20: continue\n    try:\n        mem.seek(a); chunk = mem.read(b - a)\n    except OSError:\n        continue\n    seen += len(chunk)\n    found = found or b'{token}' in chunk\nprint('read', seen > 0, 'found', found)\n"
+    );
+    let (out, code) = h.run(&a, "user", &format!("python3 -c \"{search}\"")).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("found True"), "HOLE: `user` finds envd's token in its memory: {out}");
 }
