@@ -675,14 +675,14 @@ impl std::fmt::Display for Runtime {
 #[derive(Debug)]
 pub struct Container {
     runsc: Runsc,
-    spec: GvisorSpec,
+    spec: Box<GvisorSpec>,
     pid: u32,
     /// Its start time (`/proc/<pid>/stat`), so a reused pid is not taken for it.
     started: u64,
     /// Set once it is gone and deleted.
     status: Option<std::process::ExitStatus>,
     /// Its runsc process and network (unpinned once it is gone).
-    runner: Option<Box<Started>>,
+    runner: Option<Started>,
 }
 
 /// How long a checkpoint may take to be written (~0.5 s per 100 MB of memory here).
@@ -732,11 +732,11 @@ impl Container {
         match seen {
             Ok((pid, time, started)) => Ok(Container {
                 runsc: runsc.clone(),
-                spec,
+                spec: Box::new(spec),
                 pid,
                 started: time,
                 status: None,
-                runner: Some(Box::new(started)),
+                runner: Some(started),
             }),
             Err(e) => {
                 let _ = runsc.destroy(&spec);
