@@ -630,14 +630,19 @@ pub async fn stop(slot: &Slot) {
 }
 
 /// Pauses and records `Paused`. With `keep_memory` (E2B's default) the processes are
-/// frozen where they stand (cgroup freezer): resumed, they go on as if nothing happened.
-/// Without it, or where freezing fails, they are stopped and the files kept (resume is a
-/// reboot).
+/// frozen where they stand (cgroup freezer), or a gVisor sandbox's are saved to disk
+/// ([`checkpoint`]): resumed, they go on as if nothing happened. Without it, or where
+/// that fails, they are stopped and the files kept (resume is a reboot).
 pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::Result<()> {
-    let under_gvisor = slot.record().runtime == Runtime::Gvisor;
-    if keep_memory && under_gvisor {
-        // gVisor's memory goes to disk: it outlives the daemon and the host.
-        match checkpoint(shared, slot).await {
+    if keep_memory {
+        // gVisor's memory goes to disk, where it outlives the daemon and the host; a
+        // native sandbox's processes are frozen in place.
+        let (kept, how) = if slot.record().runtime == Runtime::Gvisor {
+            (checkpoint(shared, slot).await, "memory on disk")
+        } else {
+            (freeze(slot).await, "processes frozen, memory kept")
+        };
+        match kept {
             Ok(()) => {
                 let record = {
                     let mut inner = slot.lock();
@@ -645,25 +650,7 @@ pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::R
                     inner.record.clone()
                 };
                 shared.store.save(&record).context("saving the sandbox record")?;
-                tracing::info!(sandbox = %slot.id, "sandbox paused (memory on disk)");
-                return Ok(());
-            }
-            Err(e) => tracing::warn!(
-                sandbox = %slot.id,
-                error = format!("{e:#}"),
-                "cannot save the sandbox's memory: stopping its processes instead"
-            ),
-        }
-    } else if keep_memory {
-        match freeze(slot).await {
-            Ok(()) => {
-                let record = {
-                    let mut inner = slot.lock();
-                    inner.record.phase = Phase::Paused;
-                    inner.record.clone()
-                };
-                shared.store.save(&record).context("saving the sandbox record")?;
-                tracing::info!(sandbox = %slot.id, "sandbox paused (processes frozen, memory kept)");
+                tracing::info!(sandbox = %slot.id, how, "sandbox paused");
                 return Ok(());
             }
             Err(e) => tracing::warn!(
