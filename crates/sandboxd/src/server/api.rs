@@ -889,7 +889,7 @@ async fn fork(
             // its files, the forks get both, and it goes on from the same checkpoint.
             let with_memory = record.runtime == crate::gvisor::Runtime::Gvisor;
             let record = if with_memory {
-                lifecycle::checkpoint(&shared, &parent)
+                lifecycle::checkpoint(&shared, &parent, false)
                     .await
                     .map_err(|e| ApiError::internal(&e.context(format!("saving sandbox {id}'s memory to fork it"))))?;
                 parent.record()

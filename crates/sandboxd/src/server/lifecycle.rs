@@ -148,8 +148,10 @@ async fn forget_checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
 
 /// Writes a running gVisor sandbox's memory (its processes, their open files and
 /// listening sockets) to its directory and stops it; its record says so, and its next
-/// start restores it. Its network goes; its files stay.
-pub async fn checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
+/// start restores it. Its network goes; its files stay. `durable`: synced to the disk
+/// before the record names it (a pause, a snapshot: it must outlive the host; a fork's
+/// is spent within the request).
+pub async fn checkpoint(shared: &Shared, slot: &Slot, durable: bool) -> anyhow::Result<()> {
     if !matches!(slot.lock().process, Some(Running::Gvisor(_))) {
         bail!("sandbox {} does not run under gVisor: its memory cannot be saved", slot.id);
     }
@@ -177,11 +179,13 @@ pub async fn checkpoint(shared: &Shared, slot: &Slot) -> anyhow::Result<()> {
             let _ = std::fs::remove_dir_all(&dir);
             bail!("runsc wrote an empty checkpoint");
         }
-        // On disk before the record says so: it must outlive the host.
-        for entry in std::fs::read_dir(&dir)?.flatten() {
-            std::fs::File::open(entry.path())?.sync_all()?;
+        if durable {
+            // On disk before the record says so: it must outlive the host.
+            for entry in std::fs::read_dir(&dir)?.flatten() {
+                std::fs::File::open(entry.path())?.sync_all()?;
+            }
+            std::fs::File::open(&dir)?.sync_all()?;
         }
-        std::fs::File::open(&dir)?.sync_all()?;
         Ok(bytes)
     })
     .await
@@ -638,7 +642,7 @@ pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::R
         // gVisor's memory goes to disk, where it outlives the daemon and the host; a
         // native sandbox's processes are frozen in place.
         let (kept, how) = if slot.record().runtime == Runtime::Gvisor {
-            (checkpoint(shared, slot).await, "memory on disk")
+            (checkpoint(shared, slot, true).await, "memory on disk")
         } else {
             (freeze(slot).await, "processes frozen, memory kept")
         };

@@ -143,7 +143,7 @@ pub async fn take(
     let running_gvisor = record.runtime == crate::gvisor::Runtime::Gvisor
         && record.phase == super::registry::Phase::Running;
     if running_gvisor {
-        super::lifecycle::checkpoint(shared, slot).await.map_err(|e| {
+        super::lifecycle::checkpoint(shared, slot, true).await.map_err(|e| {
             ApiError::internal(&e.context(format!("saving sandbox {}'s memory", record.sandbox_id)))
         })?;
     }
