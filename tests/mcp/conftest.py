@@ -127,8 +127,16 @@ def is_sandbox_process(p: Proc) -> bool:
 
 
 def is_sandbox_init(p: Proc) -> bool:
-    return p.argv[1:2] == ("__sandbox-init",) or (
+    """A sandbox's init: the native runtime's, or under gVisor (DSH_SANDBOXD_RUNTIME=gvisor)
+    runsc's own in the foreground (`runsc ... run`/`restore`), the server's child."""
+    if p.argv[1:2] == ("__sandbox-init",) or (
         bool(p.argv) and os.path.basename(p.argv[0]) == "dsh-sandbox-init"
+    ):
+        return True
+    return (
+        bool(p.argv)
+        and os.path.basename(p.argv[0]) == "runsc"
+        and ("run" in p.argv or "restore" in p.argv)
     )
 
 

@@ -45,6 +45,7 @@ const SCRATCH_ENTRIES_MAX: usize = 256;
 /// container (blocking, ~200 ms), or, with `image`, restores the container saved there
 /// (`payload` then only makes the bundle match the one saved). `cgroup`: the sandbox's,
 /// made with its limits, where runsc starts (the daemon reads its usage there).
+/// `layers`: the daemon's layer store, shown at [`crate::plan::LAYERS_DIR`].
 pub fn start(
     runsc: &Runsc,
     daemon_state: &Path,
@@ -52,8 +53,9 @@ pub fn start(
     payload: Payload,
     image: Option<&Path>,
     cgroup: Option<crate::cgroup::SandboxCgroup>,
+    layers: Option<PathBuf>,
 ) -> anyhow::Result<Container> {
-    let gvisor = gvisor_spec(daemon_state, spec, payload, cgroup)?;
+    let gvisor = gvisor_spec(daemon_state, spec, payload, cgroup, layers)?;
     match image {
         None => Container::start(runsc, gvisor).context("starting the gvisor container"),
         Some(image) => Container::restore(runsc, gvisor, image)
@@ -68,6 +70,7 @@ fn gvisor_spec(
     spec: &SandboxSpec,
     payload: Payload,
     cgroup: Option<crate::cgroup::SandboxCgroup>,
+    layers: Option<PathBuf>,
 ) -> anyhow::Result<GvisorSpec> {
     if spec.template.rootfs.is_some() {
         bail!("the gvisor runtime runs host templates only (not image templates) for now");
@@ -138,6 +141,12 @@ fn gvisor_spec(
         let path = etc.join(name);
         std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
         binds.push((path, Path::new("/etc").join(name)));
+    }
+    // The daemon's read-only layers (language servers provisioned once per machine),
+    // where a native sandbox has them: their store, where a layer made later appears
+    // too (runsc's gofer does not see mounts made in the view after its start).
+    if let Some(store) = layers {
+        binds.push((store, PathBuf::from(crate::plan::LAYERS_DIR)));
     }
     let program_inside = crate::plan::program_inside(&payload.program)?;
     binds.push((payload.program.clone(), program_inside.clone()));

@@ -239,6 +239,14 @@ impl Layers {
         self.unavailable.is_none().then(|| self.view.clone())
     }
 
+    /// The store's finished layers, when layers are available: plain directories named
+    /// as in the view, which a sandbox that cannot follow the view's later mounts shows
+    /// instead (gVisor's gofer sees the mounts of its start only); a layer stored later
+    /// appears there too.
+    pub fn store(&self) -> Option<PathBuf> {
+        self.unavailable.is_none().then(|| self.root.join("store"))
+    }
+
     /// The layer built from `recipe`: from the store, or built now (one build per recipe
     /// at a time; a request that waited for another's build gets its result). When this
     /// returns, the layer is mounted in every sandbox.

@@ -346,6 +346,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                     payload,
                     image,
                     cgroup,
+                    disk_owner.layers.store(),
                 )?;
                 Running::Gvisor(container)
             }
