@@ -86,6 +86,9 @@ pub const CGROUP_PARENT: &str = "dsh-sandboxes";
 /// The gVisor runtime of a daemon over `state_dir`: runsc (new enough) and `ip` (which
 /// links a gVisor sandbox's network, see `gvisor_net.rs`), or what is missing.
 fn gvisor_runtime(state_dir: &std::path::Path) -> Result<crate::gvisor::Runsc, String> {
+    if !rustix::process::geteuid().is_root() || crate::rootless::blocks_inside().is_some() {
+        return Err("an ordinary user's daemon runs no gVisor sandboxes (runsc runs as root here: its network and cgroup set-up need it)".into());
+    }
     let runsc =
         crate::gvisor::Runsc::new(None, state_dir.join(RUNSC_DIR)).map_err(|e| e.to_string())?;
     if !crate::requirements::on_path(crate::gvisor_net::IP, None) {
