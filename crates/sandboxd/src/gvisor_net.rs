@@ -24,15 +24,11 @@
 //! own, and a checkpoint restored into a fresh pair (a resume, a fork) finds the
 //! addresses it was saved with.
 
-use std::io::Write as _;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 /// The veth end in the sandbox's namespace.
 pub const LINK: &str = "gv0";
@@ -128,32 +124,8 @@ impl Drop for GuestLink {
 
 /// Runs `ip -batch -` with `commands` in the namespace pinned at `pin`. Blocking.
 fn ip_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
-    let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
-    let fd = namespace.as_raw_fd();
-    let mut command = Command::new(IP);
-    command
-        .args(["-batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    // SAFETY: setns is async-signal-safe; it moves only the forked child.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::setns(fd, libc::CLONE_NEWNET) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().context("running ip (iproute2)")?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(commands.as_bytes()).context("writing to ip")?;
-    }
-    let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
-    if !output.status.success() {
-        bail!("ip: {}", String::from_utf8_lossy(&output.stderr).trim());
-    }
-    Ok(())
+    crate::server::network::run_in(pin, IP, &["-batch", "-"], commands)
+        .context("ip (iproute2) failed")
 }
 
 /// Runs `work` on a thread that entered the namespace pinned at `pin` (what it opens

@@ -490,10 +490,16 @@ pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Re
 
 /// Runs `nft -f -` with `commands` in the namespace pinned at `pin`. Blocking.
 pub(super) fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
+    run_in(pin, NFT, &["-f", "-"], commands)
+}
+
+/// Runs `program args` in the network namespace pinned at `pin`, `input` on its standard
+/// input; its standard error is the error when it fails. Blocking (10 s at most).
+pub(crate) fn run_in(pin: &Path, program: &str, args: &[&str], input: &str) -> anyhow::Result<()> {
     let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
     let fd = namespace.as_raw_fd();
-    let mut command = Command::new(NFT);
-    command.args(["-f", "-"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut command = Command::new(program);
+    command.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
     // SAFETY: setns is async-signal-safe; it moves only the forked child.
     unsafe {
         command.pre_exec(move || {
@@ -503,9 +509,9 @@ pub(super) fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
             Ok(())
         });
     }
-    let mut child = command.spawn().context("running nft")?;
+    let mut child = command.spawn().with_context(|| format!("running {program}"))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(commands.as_bytes()).context("writing to nft")?;
+        stdin.write_all(input.as_bytes()).with_context(|| format!("writing to {program}"))?;
     }
     let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
     if !output.status.success() {

@@ -83,6 +83,21 @@ impl Internet {
 
     /// A TLS server on port 443 (a self-signed certificate) that answers every
     /// connection with the server name its client sent: `tls to <name>`.
+    /// URLs of the host's own page as a sandbox could try it: on the host's loopback,
+    /// at its addresses (every interface's), at pasta's gateway.
+    pub(super) fn host_urls(&self) -> Vec<String> {
+        let port = self.host_port;
+        let mut urls = vec![
+            format!("http://127.0.0.1:{port}/index.txt"),
+            format!("http://{HOST_SIDE}:{port}/index.txt"),
+            format!("http://198.18.0.1:{port}/index.txt"),
+        ];
+        for address in dsh_sandboxd::server::network::host_addresses() {
+            urls.push(format!("http://{address}:{port}/index.txt"));
+        }
+        urls
+    }
+
     pub(super) fn serve_tls(&mut self) {
         let dir = std::env::temp_dir().join(format!("{}-www", self.name));
         let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
@@ -160,16 +175,8 @@ async fn a_private_network_reaches_the_internet_but_never_the_host() {
         reach(&c, &open, std::slice::from_ref(&web)).await == ["200"]
     })
     .await;
-    // The host: its loopback, its addresses (every interface's), the gateway.
     let port = internet.host_port;
-    let mut host_urls = vec![
-        format!("http://127.0.0.1:{port}/index.txt"),
-        format!("http://{HOST_SIDE}:{port}/index.txt"),
-        format!("http://198.18.0.1:{port}/index.txt"),
-    ];
-    for address in dsh_sandboxd::server::network::host_addresses() {
-        host_urls.push(format!("http://{address}:{port}/index.txt"));
-    }
+    let host_urls = internet.host_urls();
     let refused = reach(&c, &open, &host_urls).await;
     assert!(refused.iter().all(|r| r != "200"), "{host_urls:?} -> {refused:?}");
     // The host does reach its own service (the check above is not vacuous).
