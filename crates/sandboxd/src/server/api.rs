@@ -870,7 +870,8 @@ async fn fork(
     let timeout = timeout_secs(Some(body.timeout.unwrap_or(DEFAULT_FORK_TIMEOUT)))?;
     detached(async move {
         let parent = existing(&shared, &id)?;
-        let made = {
+        let mut starts = tokio::task::JoinSet::new();
+        {
             let _ops = parent.ops.lock().await;
             let (gone, record) = {
                 let inner = parent.lock();
@@ -900,30 +901,30 @@ async fn fork(
             for _ in 0..count {
                 made.push(fork::make(&shared, &record).await);
             }
+            // The forks start side by side, while the parent (still under its lock) is
+            // restored, a gVisor one, or is free again.
+            for slot in made {
+                let shared = shared.clone();
+                starts.spawn(async move {
+                    let slot = slot.map_err(|e| ApiError::internal(&e))?;
+                    let _ops = slot.ops.lock().await;
+                    if let Err(e) = lifecycle::start(&shared, &slot).await {
+                        let error =
+                            ApiError::internal(&e.context(format!("starting fork {}", slot.id)));
+                        if let Err(e) = lifecycle::kill(&shared, &slot).await {
+                            tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "cleaning up a failed fork");
+                        }
+                        return Err(error);
+                    }
+                    start_clock(&shared, &slot, timeout)
+                });
+            }
             if with_memory && let Err(e) = lifecycle::start(&shared, &parent).await {
                 // Its memory and files are kept: it is paused, and a resume restores it.
                 tracing::error!(sandbox = %id, error = format!("{e:#}"), "restoring a forked sandbox");
                 parent.lock().record.phase = Phase::Paused;
                 let _ = save(&shared, &parent);
             }
-            made
-        };
-        // The parent is free again; the forks start side by side.
-        let mut starts = tokio::task::JoinSet::new();
-        for slot in made {
-            let shared = shared.clone();
-            starts.spawn(async move {
-                let slot = slot.map_err(|e| ApiError::internal(&e))?;
-                let _ops = slot.ops.lock().await;
-                if let Err(e) = lifecycle::start(&shared, &slot).await {
-                    let error = ApiError::internal(&e.context(format!("starting fork {}", slot.id)));
-                    if let Err(e) = lifecycle::kill(&shared, &slot).await {
-                        tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "cleaning up a failed fork");
-                    }
-                    return Err(error);
-                }
-                start_clock(&shared, &slot, timeout)
-            });
         }
         let mut results = Vec::new();
         while let Some(joined) = starts.join_next().await {
