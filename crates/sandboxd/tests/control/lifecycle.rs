@@ -671,15 +671,28 @@ async fn a_sandbox_s_cgroup_holds_its_processes_and_never_the_daemon() {
     let c = h.client.clone();
     let daemon = std::process::id();
     let parent = cgroup_dirs("x")[0].parent().unwrap().to_owned();
-    let staged = || -> usize {
+    // This daemon's staged cgroups (one of its threads in each): other tests' daemons,
+    // in other processes, stage in the same parent.
+    let staged = || -> std::collections::BTreeSet<std::path::PathBuf> {
+        let ours = |dir: &std::path::Path| {
+            let tasks = std::fs::read_to_string(dir.join("tasks")).unwrap_or_default();
+            tasks
+                .lines()
+                .any(|tid| std::path::Path::new(&format!("/proc/self/task/{tid}")).exists())
+        };
         std::fs::read_dir(&parent)
             .unwrap()
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().starts_with(dsh_sandboxd::staging::PREFIX))
-            .count()
+            .map(|e| e.path())
+            .filter(|path| ours(path))
+            .collect()
     };
-    wait_until("the staged threads", Duration::from_secs(10), async || staged() == expected_staged)
-        .await;
+    wait_until("the staged threads", Duration::from_secs(10), async || {
+        staged().len() == expected_staged
+    })
+    .await;
+    let mut seen = staged();
     let sandbox = c.create(json!({"templateID": "base"})).await;
     let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
     let (out, code) = c.run(&sandbox, "sleep 30 >/dev/null 2>&1 & echo started").await;
@@ -697,6 +710,11 @@ async fn a_sandbox_s_cgroup_holds_its_processes_and_never_the_daemon() {
     let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT);
     h.assert_no_leftovers(&id, init);
+    seen.extend(staged());
     h.stop().await;
-    wait_until("no staged cgroup left", Duration::from_secs(10), async || staged() == 0).await;
+    // Every staged cgroup it had is removed with it.
+    wait_until("no staged cgroup left", Duration::from_secs(10), async || {
+        seen.iter().all(|dir| !dir.exists())
+    })
+    .await;
 }
