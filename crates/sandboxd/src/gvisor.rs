@@ -437,7 +437,7 @@ impl Runsc {
             .stdin(File::open("/dev/null").map_err(io_error("opening /dev/null"))?)
             .stdout(Self::log(spec)?)
             .stderr(Self::log(spec)?);
-        let mut runner = command.spawn().map_err(io_error(format!("starting runsc {name}")))?;
+        let mut runner = spawn_tied(command).map_err(io_error(format!("starting runsc {name}")))?;
         let deadline = std::time::Instant::now() + COMMAND_TIMEOUT;
         loop {
             if let Ok(Some(status)) = runner.try_wait() {
@@ -554,6 +554,52 @@ impl Runsc {
         let _ = std::fs::remove_dir(&spec.bundle);
         deleted
     }
+}
+
+/// Starts `command` so that it gets SIGTERM when the daemon dies (a SIGKILLed daemon's
+/// runsc in the foreground then ends its container, as a native sandbox's init ends its
+/// sandbox when its lifeline closes). The death signal follows the thread that forked,
+/// so every such command is forked by one thread kept for the process's whole life.
+fn spawn_tied(mut command: Command) -> io::Result<std::process::Child> {
+    type Spawn = (Command, std::sync::mpsc::Sender<io::Result<std::process::Child>>);
+    static SPAWNER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Spawn>>> =
+        std::sync::OnceLock::new();
+    let daemon = std::process::id() as libc::pid_t;
+    // SAFETY: prctl and getppid are async-signal-safe; only the forked child changes.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            // The daemon died between the fork and the prctl: nothing would signal us.
+            if libc::getppid() != daemon {
+                return Err(io::Error::other("the daemon is gone"));
+            }
+            Ok(())
+        });
+    }
+    let spawner = SPAWNER.get_or_init(|| {
+        let (requests, received) = std::sync::mpsc::channel::<Spawn>();
+        let started =
+            std::thread::Builder::new().name("dsh-runsc-spawner".into()).spawn(move || {
+                for (mut command, reply) in received {
+                    let _ = reply.send(command.spawn());
+                }
+            });
+        if let Err(e) = started {
+            tracing::warn!(error = %e, "no thread to start runsc from");
+        }
+        std::sync::Mutex::new(requests)
+    });
+    let (reply, answer) = std::sync::mpsc::channel();
+    let sent = spawner
+        .lock()
+        .map_err(|_| io::Error::other("the runsc spawner's lock is poisoned"))?
+        .send((command, reply));
+    if sent.is_err() {
+        return Err(io::Error::other("the runsc spawner is gone"));
+    }
+    answer.recv().map_err(|_| io::Error::other("the runsc spawner answered nothing"))?
 }
 
 /// runsc's flags for `spec`'s cgroup: none of its own when the daemon made one.

@@ -678,3 +678,26 @@ async fn a_gvisor_sandbox_has_its_limits_in_its_cgroup_and_is_sampled() {
     assert!(samples.iter().all(|s| s["memTotal"] == json!(512u64 << 20)), "{samples:?}");
     h.stop().await;
 }
+
+/// A running gVisor sandbox does not outlive its daemon killed with SIGKILL (as a native
+/// sandbox's init ends its sandbox when its lifeline closes): runsc's foreground process
+/// gets SIGTERM at the daemon's death and ends the container.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_gvisor_sandbox_ends_with_its_killed_daemon() {
+    use serde_json::json;
+
+    let dir = tempfile::Builder::new().prefix("dsh-gvisor-lifeline-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _cleanup = super::harness::KillOnDrop(state.clone());
+    let (daemon, c) = super::harness::spawn_daemon(&state).await;
+    let mut daemon = DaemonChild(daemon);
+    let sandbox = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    assert!(!processes_mentioning(&container_id(&id)).is_empty());
+    daemon.0.kill().unwrap();
+    daemon.0.wait().unwrap();
+    super::harness::wait_until("runsc's processes to go", Duration::from_secs(10), async || {
+        processes_mentioning(&container_id(&id)).is_empty()
+    })
+    .await;
+}
