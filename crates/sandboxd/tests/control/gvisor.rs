@@ -306,7 +306,8 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     let _cleanup = super::harness::KillOnDrop(state.clone());
     let (daemon, c) = super::harness::spawn_daemon(&state).await;
     // A failed assertion must not leave the daemon running.
-    let mut daemon = DaemonChild(daemon);
+    let log = super::harness::daemon_log(&state);
+    let mut daemon = DaemonChild(daemon, log.clone());
     let state = std::fs::canonicalize(&state).unwrap();
     let sandbox = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
     let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
@@ -334,7 +335,7 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     daemon.0.kill().unwrap();
     daemon.0.wait().unwrap();
     let (second, c) = super::harness::spawn_daemon(&state).await;
-    daemon = DaemonChild(second);
+    daemon = DaemonChild(second, log.clone());
     let detail = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
     assert_eq!(detail.body["state"], "paused");
     assert_eq!(
@@ -368,7 +369,7 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     assert_eq!(daemon.0.wait().unwrap().code(), Some(0));
     assert_eq!(processes_mentioning(&container_id(&id)), Vec::<u32>::new());
     let (third, c) = super::harness::spawn_daemon(&state).await;
-    daemon = DaemonChild(third);
+    daemon = DaemonChild(third, log.clone());
     let reply = c
         .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 60})))
         .await;
@@ -389,13 +390,21 @@ async fn a_gvisor_sandbox_paused_with_its_memory_outlives_a_killed_daemon() {
     assert_eq!(daemon.0.wait().unwrap().code(), Some(0));
 }
 
-/// A daemon child killed (and reaped) when dropped.
-struct DaemonChild(std::process::Child);
+/// A daemon child killed (and reaped) when dropped; a failing test shows its log.
+struct DaemonChild(std::process::Child, PathBuf);
 
 impl Drop for DaemonChild {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(&self.1).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(40).collect();
+            eprintln!("daemon log ({}), last lines:", self.1.display());
+            for line in tail.iter().rev() {
+                eprintln!("  {line}");
+            }
+        }
     }
 }
 
@@ -690,7 +699,7 @@ async fn a_running_gvisor_sandbox_ends_with_its_killed_daemon() {
     let state = dir.path().join("state");
     let _cleanup = super::harness::KillOnDrop(state.clone());
     let (daemon, c) = super::harness::spawn_daemon(&state).await;
-    let mut daemon = DaemonChild(daemon);
+    let mut daemon = DaemonChild(daemon, super::harness::daemon_log(&state));
     let sandbox = c.create(json!({"templateID": "base", "runtime": "gvisor"})).await;
     let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
     assert!(!processes_mentioning(&container_id(&id)).is_empty());

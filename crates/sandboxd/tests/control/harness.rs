@@ -237,7 +237,10 @@ pub async fn spawn_daemon_with(
         .args(["--pool", "0"])
         .args(extra)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        // Beside the state directory, for a test that fails to show (see `daemon_log`).
+        .stderr(
+            std::fs::OpenOptions::new().create(true).append(true).open(daemon_log(state)).unwrap(),
+        )
         .spawn()
         .unwrap();
     let key_file = state.join("api-key");
@@ -248,6 +251,11 @@ pub async fn spawn_daemon_with(
     .await;
     let client = Client::new(&base, std::fs::read_to_string(&key_file).unwrap().trim());
     (child, client)
+}
+
+/// Where a daemon [`spawn_daemon_with`] started over `state` writes its log.
+pub fn daemon_log(state: &Path) -> PathBuf {
+    state.with_extension("log")
 }
 
 /// [`spawn_daemon_with`] the real envd and no extra arguments.
