@@ -61,19 +61,7 @@ impl GuestLink {
         let link = GuestLink { pin: pin.to_owned() };
         link.unpin();
         std::fs::File::create(pin).with_context(|| format!("creating {}", pin.display()))?;
-        let target = pin.to_owned();
-        std::thread::Builder::new()
-            .name("dsh-netns-guest".into())
-            .spawn(move || {
-                // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which ends afterwards.
-                if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                crate::server::network::bind("/proc/thread-self/ns/net", &target)
-            })
-            .context("starting a thread")?
-            .join()
-            .map_err(|_| anyhow::anyhow!("the namespace thread panicked"))?
+        crate::server::spare_netns::pin_new_namespace(pin, || Ok(()))
             .context("making the guest's network namespace")?;
         let router_side = format!(
             "link add {LINK} type veth peer name eth0 netns {}\n\

@@ -101,6 +101,18 @@ impl Drop for SpareNetwork {
 /// user's), pins it at `pin` (an existing empty file), brings its loopback up and binds
 /// the domain filter's listener in it.
 pub fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<TcpListener> {
+    pin_new_namespace(pin, || {
+        crate::syscall::LinuxSyscall::default().loopback_up()?;
+        super::domains::Divert::listener_here()
+    })
+}
+
+/// Makes a network namespace on a thread of its own (see [`new_namespace_pinned_at`]),
+/// pins it at `pin` (an existing empty file) and runs `then` in it.
+pub(crate) fn pin_new_namespace<T: Send + 'static>(
+    pin: &Path,
+    then: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
     let pin = pin.to_owned();
     std::thread::Builder::new()
         .name("dsh-netns-new".into())
@@ -110,8 +122,7 @@ pub fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<TcpListener> {
                 return Err(std::io::Error::last_os_error());
             }
             network::bind("/proc/thread-self/ns/net", &pin)?;
-            crate::syscall::LinuxSyscall::default().loopback_up()?;
-            super::domains::Divert::listener_here()
+            then()
         })?
         .join()
         .map_err(|_| std::io::Error::other("the namespace thread panicked"))?
