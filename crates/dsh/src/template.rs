@@ -43,6 +43,10 @@ pub enum TemplateCommand {
         /// Memory of the template's sandboxes, in MiB.
         #[arg(long)]
         memory_mb: Option<u64>,
+        /// The runtime of the template's sandboxes (`native` or `gvisor`) unless their
+        /// create names one; the daemon's default when absent. The build runs natively.
+        #[arg(long)]
+        runtime: Option<String>,
         /// The most the build may take, in seconds.
         #[arg(long, default_value_t = 3600)]
         timeout: u64,
@@ -65,7 +69,16 @@ pub async fn run(
         &connection.api_key,
     );
     match command {
-        TemplateCommand::Build { name, file, context, no_cache, cpu_count, memory_mb, timeout } => {
+        TemplateCommand::Build {
+            name,
+            file,
+            context,
+            no_cache,
+            cpu_count,
+            memory_mb,
+            runtime,
+            timeout,
+        } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
             let context = context
@@ -74,7 +87,8 @@ pub async fn run(
                 .unwrap_or_else(|| PathBuf::from("."));
             let parsed = parse(&text).with_context(|| format!("in {}", file.display()))?;
             let build = Build { control: &control, name: &name, context: &context, printer };
-            build.run(parsed, no_cache, cpu_count, memory_mb, Duration::from_secs(timeout)).await
+            let limits = BuildLimits { cpu_count, memory_mb, runtime };
+            build.run(parsed, no_cache, limits, Duration::from_secs(timeout)).await
         }
         TemplateCommand::List => {
             let templates = control.list_templates().await?;
@@ -281,6 +295,13 @@ fn archive(context: &Path, src: &str) -> anyhow::Result<Vec<u8>> {
     Ok(output.stdout)
 }
 
+/// What the template's sandboxes get unless their create says otherwise.
+struct BuildLimits {
+    cpu_count: Option<u64>,
+    memory_mb: Option<u64>,
+    runtime: Option<String>,
+}
+
 struct Build<'a> {
     control: &'a ControlPlane,
     name: &'a str,
@@ -293,12 +314,13 @@ impl Build<'_> {
         &self,
         parsed: Parsed,
         no_cache: bool,
-        cpu_count: Option<u64>,
-        memory_mb: Option<u64>,
+        limits: BuildLimits,
         timeout: Duration,
     ) -> anyhow::Result<ExitCode> {
         let started = Instant::now();
-        let requested = self.control.request_build(self.name, cpu_count, memory_mb).await?;
+        let BuildLimits { cpu_count, memory_mb, runtime } = limits;
+        let requested =
+            self.control.request_build(self.name, cpu_count, memory_mb, runtime.as_deref()).await?;
         let mut steps = Vec::new();
         for instruction in &parsed.steps {
             let (kind, args, files_hash) = match instruction {

@@ -105,8 +105,12 @@ impl ControlPlane {
         name: &str,
         cpu_count: Option<u64>,
         memory_mb: Option<u64>,
+        runtime: Option<&str>,
     ) -> Result<BuildRequested> {
         let mut body = serde_json::json!({ "name": name });
+        if let Some(runtime) = runtime {
+            body["runtime"] = runtime.into();
+        }
         if let Some(cpus) = cpu_count {
             body["cpuCount"] = cpus.into();
         }

@@ -42,6 +42,9 @@ pub struct GvisorSpec {
     pub bundle: PathBuf,
     /// The container's root: a writable directory.
     pub rootfs: PathBuf,
+    /// Host directories shown writable at `inside`, the sandbox's changes kept in a layer
+    /// of its own: overlays made on the host (see [`Overlay`]), mounted first.
+    pub overlays: Vec<Overlay>,
     /// Host paths shown read-only at the same path inside (directories or files).
     pub read_only: Vec<PathBuf>,
     /// Host files or directories shown read-only elsewhere: `(host, inside)`, mounted
@@ -72,6 +75,19 @@ pub struct GvisorSpec {
     pub cwd: String,
     /// Where its output goes (appended).
     pub log: PathBuf,
+}
+
+/// A host directory (`lower`, never written) shown writable at `inside`: an overlay the
+/// daemon mounts on the host, whose upper layer is `layers/upper` (work: `layers/work`),
+/// stored in the sandbox's block ([`GvisorSpec::ids`]) and seen through an idmapped view
+/// of `layers`: a native sandbox's layer of the same directory, in the same format, so
+/// that a sandbox's files (a template build's, a fork's, a snapshot's) are the same
+/// whichever runtime runs them. runsc's gofer serves the overlay as any directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlay {
+    pub lower: PathBuf,
+    pub layers: PathBuf,
+    pub inside: PathBuf,
 }
 
 /// The runsc container id of sandbox `id`: ids are global to the host.
@@ -105,6 +121,19 @@ fn volume_source(spec: &GvisorSpec, n: usize) -> PathBuf {
 
 /// The prefix of volumes' views in a bundle.
 const VOLUME_VIEW: &str = "volume-";
+/// The prefix of overlays in a bundle: `overlay-N` is overlay `N`, `overlay-N-layers` the
+/// idmapped view of its layers.
+const OVERLAY_MOUNT: &str = "overlay-";
+
+/// Where runsc finds overlay `n` of `spec`, and where its layers are seen from.
+fn overlay_paths(spec: &GvisorSpec, n: usize) -> (PathBuf, PathBuf) {
+    let mount = spec.bundle.join(format!("{OVERLAY_MOUNT}{n}"));
+    let layers = match (spec.ids, spec.overlays.get(n)) {
+        (None, Some(overlay)) => overlay.layers.clone(),
+        _ => spec.bundle.join(format!("{OVERLAY_MOUNT}{n}-layers")),
+    };
+    (mount, layers)
+}
 
 /// The bundle's `config.json` for `spec` (OCI runtime spec 1.0).
 pub fn config(spec: &GvisorSpec) -> Value {
@@ -115,6 +144,12 @@ pub fn config(spec: &GvisorSpec) -> Value {
         json!({"destination": "/sys", "type": "sysfs", "source": "sysfs",
                "options": ["nosuid", "noexec", "nodev", "ro"]}),
     ];
+    for (n, overlay) in spec.overlays.iter().enumerate() {
+        mounts.push(json!({
+            "destination": overlay.inside, "type": "bind", "source": overlay_paths(spec, n).0,
+            "options": ["rbind", "rw", "nosuid", "nodev"],
+        }));
+    }
     for path in &spec.read_only {
         mounts.push(json!({
             "destination": path, "type": "bind", "source": path,
@@ -371,6 +406,9 @@ impl Runsc {
                 volume.source.display()
             )))?;
         }
+        for n in 0..spec.overlays.len() {
+            mount_overlay(spec, n)?;
+        }
         match (&spec.netns, guest_pin(spec)) {
             (Some(router), Some(pin)) => {
                 GuestLink::attach(router, &pin).map(Some).map_err(|e| GvisorError::Io {
@@ -540,12 +578,23 @@ impl Runsc {
         if spec.ids.is_some() {
             unmount(&root_path(spec));
         }
-        // Every volume's view the bundle holds (a leftover's spec names none).
-        for entry in std::fs::read_dir(&spec.bundle).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(VOLUME_VIEW) {
-                unmount(&entry.path());
-                let _ = std::fs::remove_dir(entry.path());
-            }
+        // Every overlay and view the bundle holds (a leftover's spec names none): the
+        // overlays before the views their layers are seen through.
+        let mut mounts: Vec<PathBuf> = std::fs::read_dir(&spec.bundle)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(VOLUME_VIEW) || name.starts_with(OVERLAY_MOUNT)
+            })
+            .map(|entry| entry.path())
+            .collect();
+        mounts.sort_by_key(|path| path.to_string_lossy().ends_with("-layers"));
+        for path in mounts {
+            unmount(&path);
+            let _ = std::fs::remove_dir(&path);
         }
         // Never a recursive removal: a view still mounted holds the sandbox's files, and
         // rmdir refuses a mount point or a directory with anything in it.
@@ -554,6 +603,58 @@ impl Runsc {
         let _ = std::fs::remove_dir(&spec.bundle);
         deleted
     }
+}
+
+/// Mounts overlay `n` of `spec` in the bundle: its layers seen through an idmapped view
+/// of the sandbox's block (what root inside writes is stored as the block's root, and the
+/// host's files, root's, copy up as the block's), the layers named through this process's
+/// descriptors (no path is parsed out of the option string).
+fn mount_overlay(spec: &GvisorSpec, n: usize) -> Result<(), GvisorError> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+
+    use crate::syscall::{LinuxSyscall, MountFlags, Syscall as _};
+
+    let Some(overlay) = spec.overlays.get(n) else { return Ok(()) };
+    let (mount, layers) = overlay_paths(spec, n);
+    if let Some(ids) = spec.ids {
+        std::fs::create_dir_all(&layers).map_err(io_error("creating an overlay's view"))?;
+        crate::syscall::mount_idmapped_with(
+            &overlay.layers,
+            &layers,
+            &[(ids.host_base, 0, IdRange::SIZE)],
+        )
+        .map_err(io_error(format!(
+            "showing {} to runsc with its block's ids",
+            overlay.layers.display()
+        )))?;
+    }
+    let open = |path: &Path| {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(io_error(format!("opening {}", path.display())))
+    };
+    let lower = open(&overlay.lower)?;
+    let upper = open(&layers.join("upper"))?;
+    let work = open(&layers.join("work"))?;
+    let options = format!(
+        "lowerdir=/proc/self/fd/{},upperdir=/proc/self/fd/{},workdir=/proc/self/fd/{}",
+        lower.as_raw_fd(),
+        upper.as_raw_fd(),
+        work.as_raw_fd()
+    );
+    std::fs::create_dir_all(&mount).map_err(io_error("creating an overlay's mount point"))?;
+    LinuxSyscall::new()
+        .mount(
+            Some(Path::new("overlay")),
+            &mount,
+            Some("overlay"),
+            MountFlags::NOSUID | MountFlags::NODEV,
+            Some(&options),
+        )
+        .map_err(io_error(format!("mounting the overlay of {}", overlay.inside.display())))
 }
 
 /// Starts `command` so that it gets SIGTERM when the daemon dies (a SIGKILLed daemon's

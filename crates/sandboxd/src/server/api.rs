@@ -426,7 +426,10 @@ struct CreateBody {
 
 /// The runtime a create asks for, checked: a typed 400 for an unknown one, or gVisor
 /// on a host without runsc.
-fn runtime_for(shared: &Shared, asked: Option<&str>) -> ApiResult<crate::gvisor::Runtime> {
+pub(super) fn runtime_for(
+    shared: &Shared,
+    asked: Option<&str>,
+) -> ApiResult<crate::gvisor::Runtime> {
     let runtime = match asked {
         None => shared.config.runtime,
         Some(name) => name
@@ -596,7 +599,11 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
             new_record(&shared.config.templates, Some(&shared.images), body)?;
         record.volume_mounts = volume_mounts(&shared, mounts, &template_paths(&shared, &record))?;
         record.alias = Some(template.name.clone());
-        record.runtime = runtime;
+        // The create's runtime, or the template's, or the daemon's.
+        record.runtime = match (&asked_runtime, build.runtime) {
+            (None, Some(theirs)) => runtime_for(&shared, Some(&theirs.to_string()))?,
+            _ => runtime,
+        };
         record.startup = Some(build.startup.clone());
         record.isolation = build.isolation;
         let files = super::templates::index(&shared).files(&build.build_id);

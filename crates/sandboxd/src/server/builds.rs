@@ -101,6 +101,7 @@ pub struct Progress {
     pub tags: Vec<String>,
     pub cpu_count: Option<u64>,
     pub memory_mb: Option<u64>,
+    pub runtime: Option<crate::gvisor::Runtime>,
     pub status: Status,
     pub logs: Vec<LogEntry>,
     pub reason: Option<Reason>,
@@ -598,9 +599,9 @@ async fn run(
     let log = |level: &'static str, step: Option<&str>, message: String| {
         lock(progress).log(level, step, message);
     };
-    let (template_id, cpu_count, memory_mb) = {
+    let (template_id, cpu_count, memory_mb, runtime) = {
         let p = lock(progress);
-        (p.template_id.clone(), p.cpu_count, p.memory_mb)
+        (p.template_id.clone(), p.cpu_count, p.memory_mb, p.runtime)
     };
     let origin = origin(shared, definition).map_err(|m| Failure::at(BASE_STEP, m))?;
     let origin = origin
@@ -728,6 +729,7 @@ async fn run(
             startup,
             cpu_count,
             memory_mb,
+            runtime,
             created_at_ms: now_ms(),
         };
         log("info", Some(FINALIZE_STEP), "[finalize] saving the template's files".into());

@@ -276,6 +276,7 @@ async fn build(shared: &Arc<Shared>, recipe: Recipe) -> Result<(), ApiError> {
             tags: vec![recipe.tag.clone(), DEFAULT_TAG.to_owned()],
             cpu_count: None,
             memory_mb: None,
+            runtime: None,
             status: Status::Waiting,
             logs: Vec::new(),
             reason: None,

@@ -68,6 +68,10 @@ struct BuildRequest {
     cpu_count: Option<u64>,
     #[serde(rename = "memoryMB")]
     memory_mb: Option<u64>,
+    /// dsh extension: the runtime the template's sandboxes get unless their create asks
+    /// for one (`native` or `gvisor`; the daemon's default when absent). The build itself
+    /// runs natively: both runtimes keep a sandbox's files in the same layout.
+    runtime: Option<String>,
 }
 
 fn conflict(message: String) -> ApiError {
@@ -103,6 +107,10 @@ async fn request_build(
     }
     tags.dedup();
     super::api::check_limits(body.cpu_count, body.memory_mb)?;
+    let runtime = match body.runtime.as_deref() {
+        Some(asked) => Some(super::api::runtime_for(&shared, Some(asked))?),
+        None => None,
+    };
     let _names = shared.names_lock.lock().await;
     let index = templates::index(&shared);
     let mut all = index.all();
@@ -132,6 +140,7 @@ async fn request_build(
             tags: tags.clone(),
             cpu_count: body.cpu_count,
             memory_mb: body.memory_mb,
+            runtime,
             status: Status::Waiting,
             logs: Vec::new(),
             reason: None,
@@ -393,6 +402,7 @@ fn template_json(shared: &Shared, template: &BuiltTemplate) -> Value {
         "updatedAt": rfc3339(template.updated_at_ms),
         "cpuCount": build.as_ref().and_then(|b| b.cpu_count).unwrap_or(shared.config.defaults.cpu_count),
         "memoryMB": build.as_ref().and_then(|b| b.memory_mb).unwrap_or(shared.config.defaults.memory_mb),
+        "runtime": build.as_ref().and_then(|b| b.runtime).unwrap_or(shared.config.runtime).to_string(),
         "diskSizeMB": shared.disk.sandbox_mb(),
         "envdVersion": ENVD_VERSION,
         "buildStatus": if build.is_some() { "ready" } else { "error" },

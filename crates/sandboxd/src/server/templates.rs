@@ -69,6 +69,10 @@ pub struct Build {
     pub cpu_count: Option<u64>,
     #[serde(rename = "memoryMB")]
     pub memory_mb: Option<u64>,
+    /// The runtime its sandboxes get unless their create asks for one (None: the
+    /// daemon's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<crate::gvisor::Runtime>,
     pub created_at_ms: u64,
 }
 

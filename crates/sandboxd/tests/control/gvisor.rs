@@ -80,6 +80,7 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         id: id.clone(),
         bundle: dir.path().join("bundle"),
         rootfs: rootfs.clone(),
+        overlays: Vec::new(),
         read_only,
         binds: Vec::new(),
         scratch: Vec::new(),
@@ -213,10 +214,10 @@ async fn a_sandbox_created_with_the_gvisor_runtime_runs_envd_under_gvisor() {
     }
     assert!(!Path::new("/usr/local/bin/sudo").exists(), "sudo went to the host");
     // On the host the file is the sandbox's block's `user`, in its own directory.
-    let root = h.state().join("sandboxes").join(&id).join("gvisor-root");
-    let block = std::fs::metadata(&root).unwrap().uid();
+    let dir = h.state().join("sandboxes").join(&id);
+    let block = std::fs::metadata(dir.join("rootfs-upper")).unwrap().uid();
     assert!(block >= IdRange::DEFAULT_BASE, "the root is host uid {block}");
-    assert_eq!(std::fs::metadata(root.join("home/user/note.txt")).unwrap().uid(), block + 1000);
+    assert_eq!(std::fs::metadata(dir.join("home/user/note.txt")).unwrap().uid(), block + 1000);
     let bundles = h.state().join("runsc-bundles");
     assert!(bundles.join(&id).join("config.json").is_file());
     let runsc_processes = processes_mentioning(&container_id(&id));
@@ -403,6 +404,17 @@ impl Drop for DaemonChild {
             eprintln!("daemon log ({}), last lines:", self.1.display());
             for line in tail.iter().rev() {
                 eprintln!("  {line}");
+            }
+            // And what each sandbox's envd (and runsc, which writes there too) said last.
+            let sandboxes = self.1.with_extension("").join("sandboxes");
+            for entry in std::fs::read_dir(sandboxes).into_iter().flatten().flatten() {
+                let envd = entry.path().join("envd.log");
+                let Ok(log) = std::fs::read_to_string(&envd) else { continue };
+                let tail: Vec<&str> = log.lines().rev().take(20).collect();
+                eprintln!("{}, last lines:", envd.display());
+                for line in tail.iter().rev() {
+                    eprintln!("  {line}");
+                }
             }
         }
     }
@@ -709,4 +721,84 @@ async fn a_running_gvisor_sandbox_ends_with_its_killed_daemon() {
         processes_mentioning(&container_id(&id)).is_empty()
     })
     .await;
+}
+
+/// A template says which runtime its sandboxes get (`runtime` in its build request, a dsh
+/// extension), and its build, which runs natively, is what a gVisor sandbox of it sees:
+/// both runtimes keep a sandbox's files in the same layout (the host's directories as
+/// overlays over the sandbox's own layers). Built as root: a program in `/usr/local/bin`,
+/// a user appended to `/etc/passwd`, a file in `/etc` and one at the root; as `user`: a file
+/// in its home. A create without a runtime gets the template's (gVisor), one that names
+/// `native` gets that; both see every file. An unknown runtime is refused at the build
+/// request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_template_says_its_runtime_and_a_gvisor_sandbox_sees_what_its_native_build_installed() {
+    use reqwest::{Method, StatusCode};
+    use serde_json::json;
+
+    let mut h = super::harness::Harness::start().await;
+    let c = h.client.clone();
+    let refused = c
+        .call(Method::POST, "/v3/templates", Some(json!({"name": "gv-tool", "runtime": "kata"})))
+        .await;
+    assert_eq!(
+        (refused.status, refused.body),
+        (
+            StatusCode::BAD_REQUEST,
+            json!({"code": 400, "message": "runtime: \"native\" or \"gvisor\", not \"kata\""})
+        )
+    );
+    let reply = c
+        .call(Method::POST, "/v3/templates", Some(json!({"name": "gv-tool", "runtime": "gvisor"})))
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+    let template = reply.body["templateID"].as_str().unwrap().to_owned();
+    let build = reply.body["buildID"].as_str().unwrap().to_owned();
+    let steps = json!([
+        {"type": "USER", "args": ["root"], "force": false},
+        {"type": "RUN", "args": ["printf '#!/bin/sh\\necho tool ran as $(id -un)\\n' > /usr/local/bin/gv-tool \
+            && chmod 755 /usr/local/bin/gv-tool && echo builder:x:1500:1500::/:/bin/sh >> /etc/passwd && echo built > /etc/gv-build.conf \
+            && mkdir -p /srv/data && echo kept > /srv/data/f"], "force": false},
+        {"type": "USER", "args": ["user"], "force": false},
+        {"type": "RUN", "args": ["echo mine > /home/user/mine.txt"], "force": false},
+    ]);
+    let started = c
+        .call(
+            Method::POST,
+            &format!("/v2/templates/{template}/builds/{build}"),
+            Some(json!({"fromImage": "e2bdev/base", "force": false, "steps": steps})),
+        )
+        .await;
+    assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.body);
+    let (status, logs) = super::templates::wait_for_build(&c, &template, &build).await;
+    assert_eq!(status["status"], "ready", "{logs:?}");
+    let listed = c.call(Method::GET, "/templates", None).await;
+    let listed: Vec<_> = listed.body.as_array().unwrap().iter().map(|t| &t["runtime"]).collect();
+    assert_eq!(listed, [&json!("gvisor")]);
+
+    let check = "head -c 19 /proc/version; echo; gv-tool; sudo gv-tool; \
+                 cat /etc/gv-build.conf /srv/data/f /home/user/mine.txt; getent passwd builder | cut -d: -f1";
+    let built = "tool ran as user\ntool ran as root\nbuilt\nkept\nmine\nbuilder\n";
+    let mut ids = Vec::new();
+    for (asked, runtime, kernel) in [
+        (None, "gvisor", "Linux version 4.4.0"),
+        (Some("native"), "native", &std::fs::read_to_string("/proc/version").unwrap()[..19]),
+    ] {
+        let mut body = json!({"templateID": "gv-tool"});
+        if let Some(asked) = asked {
+            body["runtime"] = json!(asked);
+        }
+        let sandbox = c.create(body).await;
+        let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+        let described = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(described.body["runtime"], json!(runtime));
+        let (out, code) = c.run(&sandbox, check).await;
+        assert_eq!((out.as_str(), code), (format!("{kernel}\n{built}").as_str(), 0), "{runtime}");
+        ids.push(id);
+    }
+    for id in ids {
+        let reply = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    }
+    h.stop().await;
 }

@@ -165,10 +165,10 @@ fn listing(dir: &Path) -> Vec<(PathBuf, u32, u32, u32)> {
 /// its API key file, sandbox B's directory, root and bundle, runsc's state and envd's
 /// host path do not exist inside; the API key and B's envd token are in no process's
 /// environment or command line; the shown host directories (`/usr`, `/usr/local`,
-/// `/etc`, `/opt`, the files shown over `/etc`, envd's `/.dsh/bin`) refuse every write,
-/// and the host finds nothing made there; `/proc/self` and `/proc/1` (mountinfo, mounts,
+/// `/etc`, `/opt`) are the sandbox's own layers: root inside writes them, `user` is
+/// refused, envd's `/.dsh/bin` refuses both, and the host finds nothing made or changed; `/proc/self` and `/proc/1` (mountinfo, mounts,
 /// cgroup, cmdline, environ, maps) name no host path (the state directory, the test's
-/// directory, envd's host directory, `gvisor-root`, `runsc-bundles`). A and B run in
+/// directory, envd's host directory, `rootfs-upper`, `runsc-bundles`, A's id as a path). A and B run in
 /// distinct uid blocks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gvisor_host_files_the_daemon_and_a_neighbour_are_out_of_reach() {
@@ -184,7 +184,7 @@ async fn gvisor_host_files_the_daemon_and_a_neighbour_are_out_of_reach() {
     let api_key_file = state.join(dsh_sandboxd::server::API_KEY_FILE);
     assert!(api_key_file.is_file());
     let b_dir = state.join("sandboxes").join(id(&b));
-    let b_root = b_dir.join("gvisor-root");
+    let b_root = b_dir.join("rootfs-upper");
     assert!(b_root.is_dir());
     let bundles = state.join("runsc-bundles");
     let b_bundle = bundles.join(id(&b));
@@ -214,7 +214,8 @@ async fn gvisor_host_files_the_daemon_and_a_neighbour_are_out_of_reach() {
         ("state dir", state.display().to_string()),
         ("test's dir", h.dir.path().display().to_string()),
         ("envd's dir", envd.parent().unwrap().display().to_string()),
-        ("gvisor-root", "gvisor-root".to_owned()),
+        ("rootfs-upper", "rootfs-upper".to_owned()),
+        ("overlay layers", format!("/{}/", id(&a))),
         ("runsc-bundles", "runsc-bundles".to_owned()),
     ]
     .iter()
@@ -296,17 +297,21 @@ out("rename(/etc/passwd)", attempt(lambda: os.rename("/etc/passwd", "/etc/passwd
     ] {
         row(format!("host paths in {path}"), "none", "none");
     }
+    // The shown host directories are the sandbox's own layers over the host's: root
+    // inside writes them (as in a native sandbox), `user` is refused by their modes, and
+    // nothing reaches the host's files (checked below).
     for dir in ["/usr", "/usr/local", "/usr/bin", "/etc", "/opt"] {
-        row(format!("create({dir})"), "EROFS", "EACCES");
+        row(format!("create({dir})"), "ok", "EACCES");
     }
-    for file in
-        ["/etc/passwd", "/etc/hostname", "/etc/resolv.conf", "/etc/hosts", "/.dsh/bin/dsh-envd"]
-    {
-        row(format!("open({file}, append)"), "EROFS", "EACCES");
+    for file in ["/etc/passwd", "/etc/hostname", "/etc/resolv.conf", "/etc/hosts"] {
+        row(format!("open({file}, append)"), "ok", "EACCES");
     }
-    row("mkdir(/usr/dsh-escape)".into(), "EROFS", "EROFS");
-    row("chmod(/usr/bin)".into(), "EROFS", "EPERM");
-    row("rename(/etc/passwd)".into(), "EROFS", "EROFS");
+    row("open(/.dsh/bin/dsh-envd, append)".into(), "EROFS", "EACCES");
+    row("mkdir(/usr/dsh-escape)".into(), "ok", "EACCES");
+    row("chmod(/usr/bin)".into(), "ok", "EPERM");
+    row("rename(/etc/passwd)".into(), "ok", "EACCES");
+    let host_files = ["/etc/passwd", "/etc/group", "/etc/hostname", "/etc/hosts"]
+        .map(|path| (path, std::fs::read(path).ok()));
     let rows: Vec<(&str, &str, &str)> =
         rows.iter().map(|(l, r, u)| (l.as_str(), r.as_str(), u.as_str())).collect();
     assert_probe(&h, &a, &body, &rows).await;
@@ -318,10 +323,13 @@ out("rename(/etc/passwd)", attempt(lambda: os.rename("/etc/passwd", "/etc/passwd
         }
     }
     assert!(!Path::new("/usr/dsh-escape").exists());
+    for (path, before) in host_files {
+        assert_eq!(std::fs::read(path).ok(), before, "the host's {path} changed");
+    }
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "host only");
     // A and B are different host ids.
     let block = |sandbox: &Value| {
-        let root = state.join("sandboxes").join(id(sandbox)).join("gvisor-root");
+        let root = state.join("sandboxes").join(id(sandbox)).join("rootfs-upper");
         std::fs::metadata(root).unwrap().uid()
     };
     let (block_a, block_b) = (block(&a), block(&b));
@@ -568,7 +576,7 @@ for where in ("/tmp", "/home/user"):
     ];
     assert_probe(&h, &a, body, &rows).await;
     // Nothing made in the root reached the host as a device node.
-    let root = state(&h).join("sandboxes").join(id(&a)).join("gvisor-root/home/user");
+    let root = state(&h).join("sandboxes").join(id(&a)).join("home/user");
     let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.iter().all(|name| !name.to_string_lossy().contains('-')), "{left:?}");
 }
@@ -736,68 +744,79 @@ time.sleep(0.5)
     assert_eq!(connections_that_reached(&router_tcp), 1);
 }
 
-/// What root inside leaves at its root's directories is the next start's input: gVisor's
-/// root is a plain directory of the sandbox's, and at every start the daemon (host root)
-/// makes `/root`, `/home` and `/home/user` there and chowns them to the sandbox's block.
-/// Root inside plants symlinks at `/root` and `/home` (first) and at `/home/user` (then)
-/// pointing into a directory the test owns on the host, and has the sandbox paused
-/// without its memory and resumed (a fresh start from its files). The host directory is
-/// unchanged after each (nothing made, nothing chowned: before the change that replaces
-/// what is not a directory there, the daemon followed `/home` and made
-/// `<target>/home-target/user`, owned by the sandbox's `user` (block + 1000) on the host),
-/// and inside the three are directories again.
+/// What root inside leaves in its directories is the next start's input: at every start
+/// the daemon (host root) makes `/home/user` and `/var/tmp` in the sandbox's directories
+/// and writes its account files (`/etc/hostname`, `/etc/resolv.conf`: replaced each time)
+/// into `/etc`'s layer, chowning them to the sandbox's
+/// block. Root inside plants symlinks at each, pointing into a directory and at a file the
+/// test owns on the host, and has the sandbox paused without its memory and resumed (a
+/// fresh start from its files). The host directory and file are unchanged after it
+/// (nothing made, written or chowned: before the change that replaces what is not a
+/// directory there, the daemon followed a planted `/home` and made
+/// `<target>/home-target/user`, owned by the sandbox's `user` on the host); inside, the
+/// directories are directories of their owners again and the replaced files are files.
+/// (`/home`, `/root` and `/var` themselves are mount points: root cannot move them.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gvisor_symlinks_planted_at_home_and_root_do_not_redirect_the_next_start() {
+async fn gvisor_symlinks_planted_in_its_directories_do_not_redirect_the_next_start() {
     let Some(h) = harness().await else { return };
     let target = HostPath::dir(h.dir.path().join("host-dir"));
     std::fs::set_permissions(target.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::create_dir(target.path().join("home-target")).unwrap();
-    std::fs::create_dir(target.path().join("root-target")).unwrap();
+    std::fs::write(target.path().join("file"), "host only").unwrap();
     let before = listing(target.path());
     let a = create(&h).await;
     let a_id = id(&a);
-    let host_root = state(&h).join("sandboxes").join(&a_id).join("gvisor-root");
-    // The host directory is checked before whether the sandbox came back.
-    let restart = async |what: &str| {
-        let (status, body) = h
-            .call(Method::POST, &format!("/sandboxes/{a_id}/pause"), Some(json!({"memory": false})))
-            .await;
-        assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
-        let (status, body) = h
-            .call(Method::POST, &format!("/sandboxes/{a_id}/connect"), Some(json!({"timeout": 60})))
-            .await;
-        assert_eq!(
-            listing(target.path()),
-            before,
-            "the start followed {what} into the host directory (path, uid, gid, mode)"
-        );
-        assert_eq!(status, StatusCode::CREATED, "the sandbox did not come back: {body}");
-    };
+    let dir = state(&h).join("sandboxes").join(&a_id);
     let t = target.path().display();
     // (Python: coreutils' `ls` asks statx for more than this gVisor answers.)
     const LINKS: &str = "python3 -c 'import os, stat, sys\nfor p in sys.argv[1:]: print(stat.S_ISLNK(os.lstat(p).st_mode))'";
-    let plant = format!(
-        "rm -rf /root /home && ln -s {t}/root-target /root && ln -s {t}/home-target /home \
-         && {LINKS} /root /home && echo planted"
+    const MOVE: &str = "python3 -c 'import errno, os\nfor p in (\"/home\", \"/root\", \"/var\"):\n  try: os.rename(p, p + \"-moved\"); print(p, \"moved\")\n  except OSError as e: print(p, errno.errorcode[e.errno])'";
+    assert_eq!(
+        h.run(&a, "root", MOVE).await,
+        ("/home EBUSY\n/root EBUSY\n/var EBUSY\n".to_owned(), 0)
     );
-    assert_eq!(h.run(&a, "root", &plant).await, ("True\nTrue\nplanted\n".to_owned(), 0));
-    restart("/root or /home").await;
     let plant = format!(
-        "rm -rf /home/user && ln -s {t}/user-made /home/user && {LINKS} /home/user \
-         && echo planted"
+        "rm -rf /home/user /var/tmp /etc/hostname /etc/resolv.conf \
+         && ln -s {t}/home-target /home/user && ln -s {t}/home-target /var/tmp \
+         && ln -s {t}/file /etc/hostname && ln -s {t}/file /etc/resolv.conf \
+         && {LINKS} /home/user /var/tmp /etc/hostname /etc/resolv.conf && echo planted"
     );
-    assert_eq!(h.run(&a, "root", &plant).await, ("True\nplanted\n".to_owned(), 0));
-    restart("/home/user").await;
-    // Inside, the three are directories of their owners again; so they are on the host.
-    let check = "python3 -c \"import os, stat\nfor p in ('/root', '/home', '/home/user'):\n    \
-                 s = os.lstat(p)\n    print(p, stat.S_ISDIR(s.st_mode), s.st_uid)\"";
+    assert_eq!(
+        h.run(&a, "root", &plant).await,
+        ("True\nTrue\nTrue\nTrue\nplanted\n".to_owned(), 0)
+    );
+    let (status, body) = h
+        .call(Method::POST, &format!("/sandboxes/{a_id}/pause"), Some(json!({"memory": false})))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let (status, body) = h
+        .call(Method::POST, &format!("/sandboxes/{a_id}/connect"), Some(json!({"timeout": 60})))
+        .await;
+    assert_eq!(
+        listing(target.path()),
+        before,
+        "the start followed a planted link into the host directory (path, uid, gid, mode)"
+    );
+    assert_eq!(std::fs::read_to_string(target.path().join("file")).unwrap(), "host only");
+    assert_eq!(status, StatusCode::CREATED, "the sandbox did not come back: {body}");
+    // Inside, directories of their owners again; the replaced files are files.
+    let check = "python3 -c \"import os, stat\nfor p in ('/home/user', '/var/tmp', '/etc/hostname', '/etc/resolv.conf'):\n    \
+                 s = os.lstat(p)\n    print(p, 'dir' if stat.S_ISDIR(s.st_mode) else 'link' if stat.S_ISLNK(s.st_mode) else 'file', s.st_uid)\"";
     let (out, code) = h.run(&a, "root", check).await;
-    assert_eq!((out.as_str(), code), ("/root True 0\n/home True 0\n/home/user True 1000\n", 0));
-    let block = std::fs::metadata(&host_root).unwrap().uid();
-    for (inside, uid) in [("root", block), ("home", block), ("home/user", block + 1000)] {
-        let meta = std::fs::symlink_metadata(host_root.join(inside)).unwrap();
-        assert!(meta.is_dir(), "{inside}");
-        assert_eq!(meta.uid(), uid, "{inside}");
+    assert_eq!(
+        (out.as_str(), code),
+        ("/home/user dir 1000\n/var/tmp dir 0\n/etc/hostname file 0\n/etc/resolv.conf file 0\n", 0)
+    );
+    let block = std::fs::metadata(dir.join("rootfs-upper")).unwrap().uid();
+    for (path, uid) in [
+        ("home/user", block + 1000),
+        ("var/tmp", block),
+        ("overlay/etc/upper/hostname", block),
+        ("overlay/etc/upper/resolv.conf", block),
+    ] {
+        let meta = std::fs::symlink_metadata(dir.join(path)).unwrap();
+        assert!(!meta.file_type().is_symlink(), "{path}");
+        assert_eq!(meta.uid(), uid, "{path}");
     }
 }
 
@@ -841,20 +860,24 @@ async fn gvisor_runsc_processes_and_files_have_these_host_ids() {
     }
 
     let (out, code) = h
-        .run(&a, "root", "touch /made-by-root && cp /usr/bin/true /setuid-root && chmod 4755 /setuid-root && echo made")
+        .run(&a, "root", "touch /made-by-root && cp /usr/bin/true /setuid-root && chmod 4755 /setuid-root \
+              && cp /usr/bin/true /usr/local/bin/setuid-usr && chmod 4755 /usr/local/bin/setuid-usr && echo made")
         .await;
     assert_eq!((out.as_str(), code), ("made\n", 0));
     let (out, code) = h.run(&a, "user", "touch /home/user/made-by-user && echo made").await;
     assert_eq!((out.as_str(), code), ("made\n", 0));
-    let root = state(&h).join("sandboxes").join(&a_id).join("gvisor-root");
-    let block = std::fs::metadata(&root).unwrap().uid();
+    let root = state(&h).join("sandboxes").join(&a_id);
+    let block = std::fs::metadata(root.join("rootfs-upper")).unwrap().uid();
     assert!(block >= dsh_sandboxd::IdRange::DEFAULT_BASE, "the root is host uid {block}");
     let owner = |path: &str| {
         let meta = std::fs::symlink_metadata(root.join(path)).unwrap();
         (meta.uid(), meta.gid(), meta.mode() & 0o7777)
     };
-    assert_eq!(owner("made-by-root"), (block, block, 0o644));
-    assert_eq!(owner("setuid-root"), (block, block, 0o4755));
+    assert_eq!(owner("rootfs-upper/made-by-root"), (block, block, 0o644));
+    assert_eq!(owner("rootfs-upper/setuid-root"), (block, block, 0o4755));
+    // In `/usr`: its layer's, the host's `/usr` untouched.
+    assert_eq!(owner("overlay/usr/upper/local/bin/setuid-usr"), (block, block, 0o4755));
+    assert!(!Path::new("/usr/local/bin/setuid-usr").exists());
     assert_eq!(owner("home/user/made-by-user"), (block + 1000, block + 1000, 0o644));
 }
 
