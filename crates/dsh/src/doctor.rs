@@ -3,7 +3,7 @@
 //! change. `dsh doctor --fix` installs the missing packages where it can (apt-get, dnf).
 //!
 //! It checks everything the daemon checks at start (the host programs come from the one
-//! list in `crates/sandboxd/system-tools.txt`), so the daemon cannot refuse to start for
+//! list in `crates/sandbox/system-tools.txt`), so the daemon cannot refuse to start for
 //! a reason this did not name.
 
 use std::process::{Command, ExitCode, Stdio};

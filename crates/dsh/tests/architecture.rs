@@ -36,7 +36,9 @@ fn crates_depend_only_on_the_layers_below_them() {
         // E2B's code-interpreter server, run by the in-sandbox daemon's binary.
         ("dsh-code-interpreter", &["dsh-http"]),
         ("dsh-envd", &["dsh-code-interpreter", "dsh-http", "dsh-proto"]),
-        ("dsh-sandboxd", &["dsh-http", "dsh-proto"]),
+        // The isolation layer: one sandbox, no async runtime and no HTTP.
+        ("dsh-sandbox", &[]),
+        ("dsh-sandboxd", &["dsh-http", "dsh-proto", "dsh-sandbox"]),
         ("dsh-e2b", &["dsh-core", "dsh-proto"]),
         ("dsh-pty", &["dsh-core"]),
         ("dsh-lsp", &["dsh-core"]),

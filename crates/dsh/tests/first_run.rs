@@ -1,7 +1,7 @@
 //! A fresh machine, as far as the daemon's host programs go: a `PATH` without any of
 //! them. The set-up step (`scripts/setup`, which `scripts/tour` runs before building),
 //! `dsh doctor` and the daemon's start-up refusal must name the same programs, all read
-//! from the one list (`crates/sandboxd/system-tools.txt`).
+//! from the one list (`crates/sandbox/system-tools.txt`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 /// The programs of the list, by need (parsed here independently of the daemon's parser).
 fn listed(need: &str) -> BTreeSet<String> {
-    let list = std::fs::read_to_string(repo().join("crates/sandboxd/system-tools.txt")).unwrap();
+    let list = std::fs::read_to_string(repo().join("crates/sandbox/system-tools.txt")).unwrap();
     list.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .filter_map(|line| {
@@ -22,7 +22,7 @@ fn listed(need: &str) -> BTreeSet<String> {
 
 /// (program, Debian package) of every line of the list, in its order.
 fn debian_packages() -> Vec<(String, String)> {
-    let list = std::fs::read_to_string(repo().join("crates/sandboxd/system-tools.txt")).unwrap();
+    let list = std::fs::read_to_string(repo().join("crates/sandbox/system-tools.txt")).unwrap();
     list.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|line| {

@@ -1,60 +1,31 @@
-//! Local sandboxes for dsh: the isolation layer of `dsh-sandboxd`.
+//! The local sandbox daemon: E2B's control plane (sandboxes, snapshots, volumes,
+//! templates and their builds, OCI images as bases), its port proxy and the sandboxes'
+//! private networks, on sandboxes made by the isolation crate (`dsh-sandbox`) or by
+//! gVisor's runsc ([`gvisor`]).
 //!
-//! A sandbox is one payload process (later `dsh-envd`) running under a pid 1 of our own
-//! (`dsh-sandbox-init`) inside fresh mount, pid, uts and ipc namespaces (and optionally a
-//! fresh network namespace). With strict isolation (the default) the payload also runs in
-//! a user namespace of its own (root inside is an unprivileged uid block on the host),
-//! with Docker's capability set, `no_new_privs`, a seccomp filter ([`seccomp`]) and its
-//! own cgroup ([`cgroup`]). Its root filesystem is a tmpfs that shows only an
-//! allow-list of host directories, each as an overlay whose writable layer lives in the
-//! sandbox's state directory; everything else on the host is invisible.
-//!
-//! The work is split so that the interesting part is testable without root:
-//! - [`plan::build`] is a pure function from a [`SandboxSpec`] and a probed
-//!   [`HostLayout`] to the ordered list of [`plan::Step`]s;
-//! - [`exec::apply`] runs those steps through the [`syscall::Syscall`] trait, whose
-//!   [`syscall::RecordingSyscall`] double records every call for unit tests and whose
-//!   [`syscall::LinuxSyscall`] does the real work inside the sandbox's init;
-//! - [`Launcher::spawn`] clones the init into a new pid namespace, hands it the plan and
-//!   returns a [`SandboxProcess`]; [`destroy()`] removes a dead sandbox's state.
-//!
-//! See `docs/sandboxes.md` for the process tree, the mount plan and how to add a template.
+//! The isolation crate's modules are re-exported under their names (`spec`, `plan`,
+//! `launch`, ...), so `dsh_sandboxd::Launcher` and `crate::spec` keep naming them here.
+//! See `docs/architecture.md` for the layers.
+
+pub use dsh_sandbox::{
+    cgroup, destroy, error, exec, init, launch, layout, layout_cache, plan, privileges,
+    requirements, rootless, seccomp, spec, staging, state, syscall, template, users,
+};
 
 pub mod btrfs;
-pub mod cgroup;
 mod command;
-pub mod destroy;
-pub mod error;
-pub mod exec;
 pub mod gvisor;
 pub mod gvisor_net;
-pub mod init;
-pub mod launch;
-pub mod layout;
-pub mod layout_cache;
 pub mod oci;
-pub mod plan;
-pub mod privileges;
-pub mod requirements;
-pub mod rootless;
 pub mod running;
-pub mod seccomp;
 pub mod server;
-pub mod spec;
-pub mod staging;
-pub mod state;
-pub mod syscall;
-pub mod template;
-pub mod users;
-mod wire;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
 
-pub use destroy::destroy;
-pub use error::{Error, Missing, Result};
-pub use launch::{Launcher, Output, Payload, SandboxProcess, spawn_sandboxed};
-pub use layout::{HostEntry, HostLayout, Private};
+pub use dsh_sandbox::{
+    Error, HostEntry, HostLayout, IdRange, Isolation, IsolationLevel, Launcher, Limits, Missing,
+    Net, Output, Payload, Private, Result, SandboxProcess, SandboxSpec, Template, Templates,
+    VolumeMount, spawn_sandboxed,
+};
 pub use server::{Config as DaemonConfig, Daemon, serve};
-pub use spec::{IdRange, Isolation, IsolationLevel, Limits, Net, SandboxSpec, VolumeMount};
-pub use template::{Template, Templates};

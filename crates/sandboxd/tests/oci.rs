@@ -3,8 +3,6 @@
 //! whiteouts, an opaque directory and entries that try to leave the rootfs) is pushed
 //! through the Registry HTTP API v2, pulled and its unpacked tree compared exactly.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -13,8 +11,7 @@ use std::time::Instant;
 
 use dsh_sandboxd::oci::{ImageError, ImageStore, PullOptions, RegistryAuth};
 
-mod registry;
-use registry::{
+use crate::registry::{
     Layer, OCI_INDEX, OCI_MANIFEST, Pusher, Registry, arch, config_json, digest, push_image,
     push_image_created,
 };

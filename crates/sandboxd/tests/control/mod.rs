@@ -3,7 +3,7 @@ mod disk;
 mod doors;
 mod fork;
 mod gvisor;
-mod harness;
+pub(crate) mod harness;
 mod images;
 mod layers;
 mod lifecycle;

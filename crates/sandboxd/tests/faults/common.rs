@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::harness::{Client, spawn_daemon_with};
+use crate::control::harness::{Client, spawn_daemon_with};
 
 /// The `dsh-sandboxd` binary, SIGKILLed (and reaped) when dropped.
 pub struct DaemonChild {
@@ -169,5 +169,5 @@ pub async fn listed(client: &Client) -> Vec<(String, String)> {
     )
     .await;
     assert_eq!(reply.status, reqwest::StatusCode::OK, "{}", reply.body);
-    crate::harness::states(&reply.body)
+    crate::control::harness::states(&reply.body)
 }

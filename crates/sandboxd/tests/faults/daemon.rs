@@ -11,11 +11,13 @@ use dsh_sandboxd::Daemon;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::common::{
+use super::common::{
     DaemonChild, FAKE_ENVD_SLEEP, children, cmdline, error_chain, fake_envd_that_never_listens,
     is_alive, is_pending, is_stopped, listed, poll, record, record_ids, signal, within,
 };
-use crate::harness::{Client, KillOnDrop, assert_no_leftovers, config, envd_binary, init_pid};
+use crate::control::harness::{
+    Client, KillOnDrop, assert_no_leftovers, config, envd_binary, init_pid,
+};
 
 /// What a client whose request was in flight when the daemon died gets: the connection
 /// closed with no answer (reqwest's error, then hyper's).
@@ -69,7 +71,7 @@ fn in_flight(
     method: Method,
     path: &str,
     body: Option<Value>,
-) -> tokio::task::JoinHandle<(Result<crate::harness::Reply, reqwest::Error>, Instant)> {
+) -> tokio::task::JoinHandle<(Result<crate::control::harness::Reply, reqwest::Error>, Instant)> {
     let (client, path) = (client.clone(), path.to_owned());
     tokio::spawn(async move {
         let outcome = client.try_call(method, &path, body).await;
@@ -80,7 +82,10 @@ fn in_flight(
 /// Waits for the answer to a request in flight when its daemon was SIGKILLed at
 /// `killed`; asserts there was none, within a second.
 async fn assert_no_answer(
-    request: tokio::task::JoinHandle<(Result<crate::harness::Reply, reqwest::Error>, Instant)>,
+    request: tokio::task::JoinHandle<(
+        Result<crate::control::harness::Reply, reqwest::Error>,
+        Instant,
+    )>,
     killed: Instant,
     url: &str,
 ) -> Duration {

@@ -12,8 +12,8 @@ use dsh_sandboxd::Daemon;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::common::{listed, within};
-use crate::harness::{Client, config, kill_all_sandboxes};
+use super::common::{listed, within};
+use crate::control::harness::{Client, config, kill_all_sandboxes};
 
 /// A small ext4 filesystem in a file, loop-mounted for one test; on drop every sandbox
 /// under it is killed and it is unmounted (the loop device goes with it).
@@ -198,7 +198,7 @@ async fn a_full_state_disk_is_enospc_inside_507_on_upload_and_a_clear_500_on_cre
     let reply = c.call(Method::DELETE, &format!("/sandboxes/{filler_id}"), None).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT);
     // Its files go right after the answer (`lifecycle::kill_then_tear_down`).
-    crate::harness::killed_sandboxes_removed(&state).await;
+    crate::control::harness::killed_sandboxes_removed(&state).await;
     let again = within("a create", Duration::from_secs(30), c.create(json!({}))).await;
     assert_eq!(
         within("a command", Duration::from_secs(10), c.run(&again, "echo room")).await,
@@ -216,7 +216,7 @@ async fn a_full_state_disk_is_enospc_inside_507_on_upload_and_a_clear_500_on_cre
 /// paused, with its files, and a kill once the mount is gone removes it all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_that_cannot_remove_the_directory_keeps_the_sandbox_paused_with_its_files() {
-    let h = crate::harness::Harness::start().await;
+    let h = crate::control::harness::Harness::start().await;
     let c = &h.client;
     let sandbox = within("a create", Duration::from_secs(30), c.create(json!({}))).await;
     let id = sandbox["sandboxID"].as_str().unwrap().to_owned();

@@ -8,8 +8,8 @@ use base64::Engine as _;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::common::{envd_pid, error_chain, is_alive, listed, signal, within};
-use crate::harness::{Client, Harness, wait_until};
+use super::common::{envd_pid, error_chain, is_alive, listed, signal, within};
+use crate::control::harness::{Client, Harness, wait_until};
 
 /// Reads Connect envelopes off a streaming response; each is `(flags, message)`.
 struct Envelopes {

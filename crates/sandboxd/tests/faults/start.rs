@@ -7,8 +7,8 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::common::{cmdline, listed, within};
-use crate::harness::{Harness, init_binary};
+use super::common::{cmdline, listed, within};
+use crate::control::harness::{Harness, init_binary};
 
 /// Processes whose command line names `needle`.
 fn processes_naming(needle: &str) -> Vec<(u32, String)> {

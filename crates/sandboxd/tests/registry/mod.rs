@@ -1,7 +1,6 @@
 //! A real OCI registry for tests (Debian's `docker-registry`, on 127.0.0.1 only), a
 //! pusher speaking its HTTP API v2 as `docker push` does, and tar layers built entry by
 //! entry: what the image tests (`oci.rs`) and the `fromImage` build test share.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -136,7 +136,8 @@ fn display_paths(paths: &[PathBuf]) -> String {
 }
 
 impl Error {
-    pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Self {
+    /// An I/O failure, with what was being done.
+    pub fn io(context: impl Into<String>, source: io::Error) -> Self {
         Error::Io { context: context.into(), source }
     }
 }

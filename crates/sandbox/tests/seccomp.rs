@@ -2,14 +2,12 @@
 //! this machine and CI): a child gets `drop_privileges` and/or `install` in its `pre_exec`,
 //! then runs small probes whose exact errno the test checks.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
-use dsh_sandboxd::seccomp::{self, KEPT_CAPABILITIES};
+use dsh_sandbox::seccomp::{self, KEPT_CAPABILITIES};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mode {

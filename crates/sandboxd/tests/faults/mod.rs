@@ -6,19 +6,8 @@
 //! with a real part, the stand-in is named as a fake. Needs root and the workspace's
 //! binaries (`cargo build --workspace --bins`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[allow(dead_code)]
-#[path = "control/harness.rs"]
-mod harness;
-
-#[path = "faults/common.rs"]
 mod common;
-#[path = "faults/daemon.rs"]
 mod daemon;
-#[path = "faults/disk.rs"]
 mod disk;
-#[path = "faults/envd.rs"]
 mod envd;
-#[path = "faults/start.rs"]
 mod start;

@@ -2,8 +2,6 @@
 //! processes. Every test works in a parent cgroup of its own (`dsh-test-<pid>-<test>`),
 //! removed again by a guard even when the test fails.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::fs;
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
@@ -12,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use dsh_sandboxd::cgroup::{CgroupError, Cgroups, Resources, SandboxCgroup, Version};
+use dsh_sandbox::cgroup::{CgroupError, Cgroups, Resources, SandboxCgroup, Version};
 
 /// Removes the test's sandbox cgroups and then its parent directories, whatever happened.
 struct Parent {

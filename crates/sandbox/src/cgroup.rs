@@ -1582,7 +1582,7 @@ mod tests {
     /// The v2 code paths that need no controllers (moving processes, cgroup.kill,
     /// removal, the missing-controller error), on a hybrid host's controller-less cgroup2,
     /// where no cgroup limits anything. Skipped elsewhere: on a real v2 host the
-    /// integration tests (tests/cgroups.rs) run all of it.
+    /// integration tests (tests/cgroups.rs of this crate) run all of it.
     #[test]
     fn v2_paths_on_a_controller_less_cgroup2() {
         let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();

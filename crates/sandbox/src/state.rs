@@ -157,7 +157,7 @@ fn process_start_time(pid: u32) -> io::Result<u64> {
 }
 
 /// The start time of `pid` while it runs: None when it is gone or a zombie.
-pub(crate) fn running_start_time(pid: u32) -> Option<u64> {
+pub fn running_start_time(pid: u32) -> Option<u64> {
     process_stat(pid)
         .ok()
         .filter(|stat| !matches!(stat.state, 'Z' | 'X'))
