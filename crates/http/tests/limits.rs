@@ -175,6 +175,7 @@ fn the_soft_descriptor_limit_is_raised_to_the_hard_one() {
     let raised = dsh_http::raise_open_files_limit().unwrap();
     assert_eq!(raised, dsh_http::open_files_limit());
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the rlimit it is given.
     assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
     assert_eq!(limit.rlim_cur, limit.rlim_max);
 }

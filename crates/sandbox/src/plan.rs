@@ -360,23 +360,59 @@ pub fn build_with_cgroup(
     views: &[(String, PathBuf)],
 ) -> Result<Vec<Step>> {
     spec.validate()?;
-    let state = StateDir::new(&spec.state_dir);
-    let root = state.rootfs();
     program_inside(program)?;
-    let at = |inside: &str| in_root(&root, Path::new(inside));
-    let isolation = spec.isolation;
     if !layout.idmap() && !spec.net.is_own_namespace() {
         // sysfs can be mounted only for a network namespace the user's owns.
         return Err(Error::RootlessUnsupported { what: "sandboxes sharing the host's network" });
     }
-    // Host owner of ids inside the sandbox (the same ids without a user namespace).
-    let owner = |uid: u32, gid: u32| Some((isolation.host_id(uid), isolation.host_id(gid)));
-    let root_owned = owner(0, 0);
-    // A directory of the sandbox's own, owned by root inside.
-    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
+    let ctx = Context::new(spec, layout);
+    let mut steps = Vec::new();
+    namespaces(&ctx, &mut steps);
+    new_root(&ctx, &mut steps);
+    allow_list(&ctx, &mut steps);
+    system_mounts(&ctx, views, &mut steps);
+    persistent_dirs_and_payload(&ctx, &mut steps);
+    volumes_and_masks(&ctx, &mut steps)?;
+    enter_root(&ctx, &mut steps);
+    Ok(steps)
+}
 
-    let sizes = TmpfsSizes::for_memory(spec.resources.memory_bytes.or(spec.limits.max_memory));
-    let mut steps = vec![Step::SetUmask { mask: 0o022 }];
+/// What every phase of [`build_with_cgroup`] reads: the spec, the probed layout and what
+/// follows from them.
+struct Context<'a> {
+    spec: &'a SandboxSpec,
+    layout: &'a HostLayout,
+    state: StateDir,
+    /// The new root's mount point (`<state>/rootfs`).
+    root: PathBuf,
+    isolation: Isolation,
+    sizes: TmpfsSizes,
+    /// Root inside, as host ids.
+    root_owned: Option<(u32, u32)>,
+}
+
+impl<'a> Context<'a> {
+    fn new(spec: &'a SandboxSpec, layout: &'a HostLayout) -> Context<'a> {
+        let state = StateDir::new(&spec.state_dir);
+        let root = state.rootfs();
+        let isolation = spec.isolation;
+        let sizes = TmpfsSizes::for_memory(spec.resources.memory_bytes.or(spec.limits.max_memory));
+        let root_owned = Some((isolation.host_id(0), isolation.host_id(0)));
+        Context { spec, layout, state, root, isolation, sizes, root_owned }
+    }
+
+    /// Host owner of ids inside the sandbox (the same ids without a user namespace).
+    fn owner(&self, uid: u32, gid: u32) -> Option<(u32, u32)> {
+        Some((self.isolation.host_id(uid), self.isolation.host_id(gid)))
+    }
+}
+
+/// Phases 1 and 2: the user namespace (strict isolation), the other namespaces, every
+/// mount made private (or a slave, with a layer view), the hostname, the network.
+fn namespaces(ctx: &Context<'_>, steps: &mut Vec<Step>) {
+    let Context { spec, isolation, .. } = ctx;
+    let isolation = *isolation;
+    steps.push(Step::SetUmask { mask: 0o022 });
     if let Isolation::Strict { ids, .. } = isolation {
         steps.push(Step::CreateUserNamespace { ids });
     }
@@ -405,7 +441,15 @@ pub fn build_with_cgroup(
         (true, None) => steps.push(Step::LoopbackUp),
         (false, _) => {}
     }
+}
 
+/// Phase 3: the state directories and the new root, an overlay whose upper layer is the
+/// sandbox's own.
+fn new_root(ctx: &Context<'_>, steps: &mut Vec<Step>) {
+    let Context { state, root, isolation, root_owned, .. } = ctx;
+    let (isolation, root_owned) = (*isolation, *root_owned);
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
     // The root persists: an overlay over an empty lower layer whose upper layer is the
     // sandbox's own, so what it makes outside the shown directories (`/app`, `/workspace`)
     // outlives a restart and counts against its disk quota, as on E2B's disks. Every
@@ -431,17 +475,27 @@ pub fn build_with_cgroup(
         dir(state.root_work(), 0o700),
         Step::MountOverlay {
             user_xattr: false,
-            lower: relative(&state, &empty),
-            upper: Some(relative(&state, &state.root_upper())),
-            work: Some(relative(&state, &state.root_work())),
+            lower: relative(state, &empty),
+            upper: Some(relative(state, &state.root_upper())),
+            work: Some(relative(state, &state.root_work())),
             target: root.clone(),
             flags: MountFlags::NOSUID | MountFlags::NODEV,
         },
     ]);
+}
 
+/// Phase 4: the template's allow-list (overlays over idmapped copies of the host's
+/// directories, symlinks, read-only files) and the account files.
+fn allow_list(ctx: &Context<'_>, steps: &mut Vec<Step>) {
+    let Context { spec, layout, state, root, isolation, root_owned, .. } = ctx;
+    let (isolation, root_owned) = (*isolation, *root_owned);
+    let at = |inside: &str| in_root(root, Path::new(inside));
+    let owner = |uid: u32, gid: u32| ctx.owner(uid, gid);
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
     let mut etc_shown = false;
     for path in shown_paths(spec) {
-        let target = in_root(&root, path);
+        let target = in_root(root, path);
         match layout.get(path) {
             HostEntry::Missing => continue,
             HostEntry::Symlink { target: link_target } => {
@@ -493,7 +547,7 @@ pub fn build_with_cgroup(
                                 from: None,
                             },
                         ]);
-                        relative(&state, &staged)
+                        relative(state, &staged)
                     }
                     // Rootless: the host's files as they are (owned by ids the sandbox
                     // does not map, so nobody's inside; see `rootless.rs`).
@@ -504,8 +558,8 @@ pub fn build_with_cgroup(
                     Step::MountOverlay {
                         user_xattr: false,
                         lower,
-                        upper: Some(relative(&state, &upper)),
-                        work: Some(relative(&state, &state.work(path))),
+                        upper: Some(relative(state, &upper)),
+                        work: Some(relative(state, &state.work(path))),
                         target,
                         // With no_new_privs a setuid bit gives nothing; nosuid says so for
                         // every process, and nodev keeps device nodes inert here too.
@@ -523,7 +577,16 @@ pub fn build_with_cgroup(
         steps.extend(account_files(&etc, &spec.id, true, root_owned, &spec.template));
         steps.extend(resolver_file(&etc, spec.net, root_owned));
     }
+}
 
+/// Phase 5a: `/proc`, read-only `/sys` with the sandbox's cgroup, a minimal `/dev`, and
+/// the tmpfs `/tmp` and `/run`.
+fn system_mounts(ctx: &Context<'_>, views: &[(String, PathBuf)], steps: &mut Vec<Step>) {
+    let Context { root, sizes, root_owned, .. } = ctx;
+    let (sizes, root_owned) = (*sizes, *root_owned);
+    let at = |inside: &str| in_root(root, Path::new(inside));
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
     steps.extend([
         dir(at("/proc"), 0o555),
         Step::MountProc { target: at("/proc") },
@@ -566,7 +629,7 @@ pub fn build_with_cgroup(
     ]);
     for device in DEVICES {
         let host = Path::new("/dev").join(device);
-        let target = in_root(&root, &host);
+        let target = in_root(root, &host);
         steps.extend([
             Step::CreateFile { path: target.clone(), mode: 0o666 },
             Step::Bind { source: host, target, read_only: false },
@@ -605,7 +668,18 @@ pub fn build_with_cgroup(
             owner: root_owned,
         },
     ]);
+}
 
+/// Phase 5b: the persistent `/home`, `/root` and `/var`, and the payload binary at
+/// [`PROGRAM_DIR`].
+fn persistent_dirs_and_payload(ctx: &Context<'_>, steps: &mut Vec<Step>) {
+    let Context { state, root, root_owned, .. } = ctx;
+    let root_owned = *root_owned;
+    let at = |inside: &str| in_root(root, Path::new(inside));
+    let owner = |uid: u32, gid: u32| ctx.owner(uid, gid);
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
+    let empty = state.path().join("empty");
     // /home, /root and /var persist in the state directory. Each is an overlay over an
     // empty lower layer rather than a bind mount, which would show its host path in
     // mountinfo.
@@ -632,16 +706,16 @@ pub fn build_with_cgroup(
             own_dir(at(inside), *mode),
             Step::MountOverlay {
                 user_xattr: false,
-                lower: relative(&state, &empty),
-                upper: Some(relative(&state, upper)),
-                work: Some(relative(&state, &work)),
+                lower: relative(state, &empty),
+                upper: Some(relative(state, upper)),
+                work: Some(relative(state, &work)),
                 target: at(inside),
                 flags: MountFlags::NOSUID | MountFlags::NODEV,
             },
         ]);
     }
 
-    steps.extend(ensure_parents(&root, Path::new(PROGRAM_DIR), root_owned));
+    steps.extend(ensure_parents(root, Path::new(PROGRAM_DIR), root_owned));
     steps.extend([
         own_dir(at(PROGRAM_DIR), 0o755),
         Step::MountOverlay {
@@ -649,7 +723,7 @@ pub fn build_with_cgroup(
             // A read-only overlay needs two lower layers.
             lower: PathBuf::from(format!(
                 "{PROGRAM_LINK_DIR}:{}",
-                relative(&state, &empty).display()
+                relative(state, &empty).display()
             )),
             upper: None,
             work: None,
@@ -657,9 +731,20 @@ pub fn build_with_cgroup(
             flags: MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
         },
     ]);
+}
+
+/// Phase 5c: volumes, then Docker's masked and read-only paths (and host files only
+/// their owner may read).
+fn volumes_and_masks(ctx: &Context<'_>, steps: &mut Vec<Step>) -> Result<()> {
+    let Context { spec, layout, root, isolation, root_owned, .. } = ctx;
+    let (isolation, root_owned) = (*isolation, *root_owned);
+    let at = |inside: &str| in_root(root, Path::new(inside));
+    let owner = |uid: u32, gid: u32| ctx.owner(uid, gid);
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
     for volume in &spec.volumes {
-        let target = in_root(&root, &volume.inside);
-        steps.extend(ensure_parents(&root, &volume.inside, root_owned));
+        let target = in_root(root, &volume.inside);
+        steps.extend(ensure_parents(root, &volume.inside, root_owned));
         steps.push(own_dir(target.clone(), 0o755));
         steps.push(match isolation {
             Isolation::Strict { .. } if !layout.idmap() => {
@@ -679,7 +764,7 @@ pub fn build_with_cgroup(
     // Host files only their owner (or group) may read: root inside owns what host root
     // owns, so they are covered like Docker's masked paths.
     for private in layout.private() {
-        let target = in_root(&root, &private.path);
+        let target = in_root(root, &private.path);
         steps.push(match private.is_dir {
             true => Step::MaskDir { target },
             false => Step::MaskFile { target, null: null.clone() },
@@ -700,6 +785,17 @@ pub fn build_with_cgroup(
         Step::BindFile { source: at(BOOT_ID_FILE), target: at(BOOT_ID_INSIDE) },
     ]);
     steps.extend(READ_ONLY_PATHS.iter().map(|path| Step::ReadOnly { target: at(path) }));
+    Ok(())
+}
+
+/// Phase 6: the layer view, `pivot_root` into the new root, overlays switched to user
+/// xattrs when rootless, the rlimits.
+fn enter_root(ctx: &Context<'_>, steps: &mut Vec<Step>) {
+    let Context { spec, layout, root, root_owned, .. } = ctx;
+    let root_owned = *root_owned;
+    let at = |inside: &str| in_root(root, Path::new(inside));
+    // A directory of the sandbox's own, owned by root inside.
+    let own_dir = |path: PathBuf, mode: u32| Step::MakeDir { path, mode, owner: root_owned };
     if let Some(view) = &spec.layers {
         steps.extend([
             Step::MakeTreePrivate { target: root.clone() },
@@ -707,9 +803,9 @@ pub fn build_with_cgroup(
             Step::BindLayers { source: view.clone(), target: at(LAYERS_DIR) },
         ]);
     }
-    steps.push(Step::PivotRoot { new_root: root });
+    steps.push(Step::PivotRoot { new_root: root.clone() });
     if !layout.idmap() {
-        for step in &mut steps {
+        for step in steps.iter_mut() {
             if let Step::MountOverlay { upper: Some(_), user_xattr, .. } = step {
                 *user_xattr = true;
             }
@@ -721,7 +817,6 @@ pub fn build_with_cgroup(
             steps.push(Step::SetRlimit { resource, limit });
         }
     }
-    Ok(steps)
 }
 
 /// Size of the tmpfs that hold only mount points and links (`/dev`, the cgroup view).

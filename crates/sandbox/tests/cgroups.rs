@@ -178,6 +178,7 @@ fn forks_beyond_the_pids_limit_fail() {
     // The shell's background sleeps outlive it (the shell gives up at the first failed
     // fork); as a subreaper this test gets them back to reap, so that pids.current, which
     // counts zombies, can reach 0.
+    // SAFETY: prctl with integer arguments changes only this process's reaping.
     assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }, 0);
     let mut parent = Parent::new("pids");
     let sandbox = parent.create("forks", &Resources { pids: Some(10), ..Resources::default() });
@@ -229,6 +230,7 @@ fn reap(pids: &[i32], except: u32) {
     for &pid in pids.iter().filter(|&&pid| pid as u32 != except) {
         loop {
             let mut status = 0;
+            // SAFETY: waitpid of a child with a valid status pointer.
             let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
             if reaped != 0 || Instant::now() >= deadline {
                 break;

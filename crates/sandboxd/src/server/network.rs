@@ -321,6 +321,7 @@ pub fn host_addresses() -> Vec<Ipv4Addr> {
         let addr = unsafe { (*entry).ifa_addr };
         // SAFETY: an AF_INET ifa_addr points to a sockaddr_in.
         if !addr.is_null() && unsafe { (*addr).sa_family } == libc::AF_INET as libc::sa_family_t {
+            // SAFETY: its family is AF_INET, so `addr` points to a sockaddr_in.
             let inet = unsafe { &*(addr as *const libc::sockaddr_in) };
             let address = Ipv4Addr::from(u32::from_be(inet.sin_addr.s_addr));
             if !addresses.contains(&address) {

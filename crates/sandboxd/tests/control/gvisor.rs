@@ -144,8 +144,8 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
     let after = health_inside(&pin);
     assert!(after.is_err(), "envd still answers: {after:?}");
     assert!(!dir.path().join(format!("{id}.guest")).exists(), "the guest's pin is gone");
-    // SAFETY: umount2 of the pin made above.
     let pin_c = std::ffi::CString::new(pin.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: umount2 of the pin made above.
     assert_eq!(unsafe { libc::umount2(pin_c.as_ptr(), libc::MNT_DETACH) }, 0);
 }
 
