@@ -75,7 +75,7 @@ impl HostLayout {
                 find_private(path, &mut private, searching);
             }
         }
-        let idmap = crate::rootless::blocks_inside().is_none();
+        let idmap = crate::ids::blocks_inside().is_none();
         if !idmap {
             // The host's root owns these; in a user's namespace they show as the overflow
             // id. The sandbox's root owns its copies' upper layers, as on the host.
@@ -100,7 +100,7 @@ impl HostLayout {
             .iter()
             .map(|path| (path.clone(), probe_one(&template.source(path))))
             .collect();
-        let idmap = crate::rootless::blocks_inside().is_none();
+        let idmap = crate::ids::blocks_inside().is_none();
         HostLayout { entries, private: Vec::new(), idmap }
     }
 

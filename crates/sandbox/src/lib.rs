@@ -25,6 +25,7 @@ pub mod cgroup;
 pub mod destroy;
 pub mod error;
 pub mod exec;
+pub mod ids;
 pub mod init;
 pub mod launch;
 pub mod layout;

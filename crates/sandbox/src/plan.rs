@@ -70,9 +70,7 @@ pub const READ_ONLY_PATHS: &[&str] =
 pub const BOOT_ID_FILE: &str = "/.dsh/boot_id";
 pub const BOOT_ID_INSIDE: &str = "/proc/sys/kernel/random/boot_id";
 
-/// Where, relative to the state directory, the payload binary is found for the read-only
-/// overlay at [`PROGRAM_DIR`] (the launcher links it there).
-pub const PROGRAM_LINK_DIR: &str = "program";
+pub use crate::state::PROGRAM_LINK_DIR;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Step {

@@ -49,7 +49,7 @@ pub fn can_raise_hard_limits() -> bool {
     // Root of a user's namespace holds the bit, but the kernel checks rlimits against
     // the host's namespace.
     effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_RESOURCE) != 0)
-        && crate::rootless::blocks_inside().is_none()
+        && crate::ids::blocks_inside().is_none()
 }
 
 /// Checks this process.

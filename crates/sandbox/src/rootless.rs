@@ -20,12 +20,9 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::ids::IdRange;
+pub use crate::ids::{BLOCKS_START, blocks_inside};
 use crate::requirements::{self, MissingTools, Need};
-use crate::spec::IdRange;
-
-/// Where, inside the user's namespace, the sandboxes' id blocks begin: one block above
-/// the ids a system uses (so a sandbox block never overlaps id 0, the user).
-pub const BLOCKS_START: u32 = IdRange::SIZE;
 
 /// The environment variable that tells the re-executed process which descriptors talk
 /// to its parent (`read,write`).
@@ -156,27 +153,6 @@ fn user_name(uid: u32) -> Option<String> {
         let mut fields = line.split(':');
         let name = fields.next()?;
         (fields.nth(1)? == uid.to_string()).then(|| name.to_owned())
-    })
-}
-
-/// How many sandbox blocks this process's user namespace maps, when it is a rootless
-/// one made by [`enter`]; `None` in the host's (real root).
-pub fn blocks_inside() -> Option<u32> {
-    let uid_map = std::fs::read_to_string("/proc/self/uid_map").ok()?;
-    let gid_map = std::fs::read_to_string("/proc/self/gid_map").ok()?;
-    blocks_of(&uid_map).zip(blocks_of(&gid_map)).map(|(uids, gids)| uids.min(gids))
-}
-
-/// The blocks a `uid_map`'s text maps from [`BLOCKS_START`] on; `None` for the host's
-/// map (`0 0 4294967295`) or one that is not ours.
-fn blocks_of(map: &str) -> Option<u32> {
-    let lines: Vec<Vec<u32>> = map
-        .lines()
-        .map(|line| line.split_whitespace().filter_map(|n| n.parse().ok()).collect())
-        .collect();
-    lines.iter().find_map(|fields| match fields[..] {
-        [inside, _, count] if inside == BLOCKS_START => Some(count / IdRange::SIZE),
-        _ => None,
     })
 }
 
@@ -499,12 +475,6 @@ mod tests {
             identity.map_args(42, 1000, identity.uids),
             ["42", "0", "1000", "1", "65536", "100000", "131072"]
         );
-    }
-
-    #[test]
-    fn blocks_are_read_back_from_the_namespace_s_map() {
-        assert_eq!(blocks_of("         0          0 4294967295\n"), None);
-        assert_eq!(blocks_of("0 1000 1\n65536 100000 131072\n"), Some(2));
     }
 
     #[test]

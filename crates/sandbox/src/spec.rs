@@ -4,6 +4,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::ids::IdRange;
+
 use crate::cgroup::Resources;
 use crate::error::{Error, Result};
 use crate::syscall::Resource;
@@ -178,67 +180,6 @@ impl std::str::FromStr for IsolationLevel {
             "strict" => Ok(IsolationLevel::Strict),
             "namespaces" => Ok(IsolationLevel::Namespaces),
             other => Err(format!("unknown isolation level {other:?} (known: strict, namespaces)")),
-        }
-    }
-}
-
-/// A block of [`IdRange::SIZE`] host uids (and the same gids) that a sandbox's uids and
-/// gids 0-65535 map to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IdRange {
-    pub host_base: u32,
-}
-
-impl IdRange {
-    /// Ids per sandbox: 0-65535, like a normal system's.
-    pub const SIZE: u32 = 65_536;
-    /// The first block starts here: above every uid a host hands out to people or
-    /// services, and below 2^31 so tools that store ids as signed 32-bit numbers work.
-    pub const DEFAULT_BASE: u32 = 1 << 30;
-    /// The block volumes' files are stored in on the host, just below the sandboxes'
-    /// (never handed to a sandbox): each sandbox sees a volume through an idmapped mount
-    /// from it onto its own block, so nothing in a volume is owned by host root or by
-    /// an id any process runs as.
-    pub const VOLUMES: IdRange = IdRange { host_base: Self::DEFAULT_BASE - Self::SIZE };
-    /// Blocks between `DEFAULT_BASE` and 2^31.
-    pub const SLOTS: u32 = ((1u32 << 31) - Self::DEFAULT_BASE) / Self::SIZE;
-
-    /// Block number `slot` above `base`; `None` past the end of the 32-bit id space.
-    pub fn slot(base: u32, slot: u32) -> Option<IdRange> {
-        let offset = slot.checked_mul(Self::SIZE)?;
-        let host_base = base.checked_add(offset)?;
-        host_base.checked_add(Self::SIZE)?;
-        Some(IdRange { host_base })
-    }
-
-    /// The host id of `inside` in this block.
-    pub fn host_id(self, inside: u32) -> u32 {
-        self.host_base.saturating_add(inside)
-    }
-
-    /// The id inside of the host id `host`, if this block holds it.
-    pub fn inside_id(self, host: u32) -> Option<u32> {
-        host.checked_sub(self.host_base).filter(|inside| *inside < Self::SIZE)
-    }
-
-    /// A block chosen from the sandbox id, for callers without an allocator (the daemon
-    /// allocates distinct blocks and records them; two ids may hash to one block here).
-    pub fn from_id(id: &str) -> IdRange {
-        // FNV-1a: stable across builds and platforms, unlike std's hasher.
-        let hash =
-            id.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
-        let (base, slots) = Self::blocks_of_this_process();
-        IdRange { host_base: base + (hash % slots.max(1)) * Self::SIZE }
-    }
-
-    /// Where this process's blocks start and how many there are: from
-    /// [`IdRange::DEFAULT_BASE`] up to 2^31 as root, the subordinate ids' blocks in an
-    /// ordinary user's namespace (see `rootless.rs`).
-    pub fn blocks_of_this_process() -> (u32, u32) {
-        match crate::rootless::blocks_inside() {
-            Some(blocks) => (crate::rootless::BLOCKS_START, blocks),
-            None => (Self::DEFAULT_BASE, Self::SLOTS),
         }
     }
 }

@@ -19,6 +19,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// Where, relative to the state directory, the payload binary is found for the read-only
+/// overlay at [`PROGRAM_DIR`] (the launcher links it there).
+pub const PROGRAM_LINK_DIR: &str = "program";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateDir {
     root: PathBuf,
@@ -67,7 +71,7 @@ impl StateDir {
 
     /// The payload binary's directory (a hard link or copy of it).
     pub fn program(&self) -> PathBuf {
-        self.root.join(crate::plan::PROGRAM_LINK_DIR)
+        self.root.join(PROGRAM_LINK_DIR)
     }
 
     pub fn home(&self) -> PathBuf {

@@ -1,21 +1,17 @@
 //! Reading and writing cgroup files with errors that say what to do, listing and killing
 //! a tree's processes (by pidfd), removing a tree.
 
-use super::*;
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::Instant;
 
-pub(super) fn io_hint(err: &io::Error) -> &'static str {
-    match err.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => {
-            " (run the daemon as root, or give it a cgroup of its own to manage: systemd \
-             Delegate=yes)"
-        }
-        Some(libc::EROFS) => {
-            " (the cgroup filesystem is mounted read-only: mount it read-write, e.g. give the \
-             container a writable cgroup mount)"
-        }
-        _ => "",
-    }
-}
+use rustix::io::Errno;
+use rustix::process::{Pid, PidfdFlags, Signal};
+
+use super::types::*;
 
 pub(super) fn io_error(action: impl Into<String>, path: &Path, source: io::Error) -> CgroupError {
     CgroupError::Io { action: action.into(), path: path.to_path_buf(), source }

@@ -1,7 +1,10 @@
 //! Limits as the cgroup files write them (CPU quota, memory and swap, v1 and v2
 //! spellings), and the values read back.
 
-use super::*;
+use std::path::Path;
+
+use super::files::*;
+use super::types::*;
 
 /// `cpu_millis` as a CFS quota in µs against [`CPU_PERIOD_US`].
 pub(super) fn cpu_quota_us(cpu_millis: Option<u64>) -> Result<Option<u64>> {

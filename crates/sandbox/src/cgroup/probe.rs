@@ -1,7 +1,11 @@
 //! Finding the hierarchy: `/proc/self/mountinfo` and `/proc/self/cgroup` parsed (pure
 //! functions, tested on exact strings) and resolved to the daemon's own directories.
 
-use super::*;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Component, Path, PathBuf};
+
+use super::types::*;
 
 /// One cgroup mount from /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,10 @@
 //! cgroup v2's own steps: the daemon's leaf (`dsh-daemon`) so its cgroup can have
 //! children, the parent under it, controllers enabled down the tree.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use super::files::*;
+use super::types::*;
 
 /// Makes `<own>` able to hand memory, pids and cpu to `<own>/<parent_name>` and on to the
 /// sandboxes (see [`Cgroups::probe`]); returns `<own>/<parent_name>`.

@@ -13,7 +13,7 @@ use rustix::fs::{Gid, Mode, Uid};
 use rustix::process::{Resource as RustixResource, Rlimit};
 
 use super::{MountFlags, Namespaces, Resource, Syscall};
-use crate::spec::IdRange;
+use crate::ids::IdRange;
 
 /// The real system calls. Holds the user namespace made by
 /// [`Syscall::create_user_namespace`], which the init hands to the payload.

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::IdRange;
+use crate::ids::IdRange;
 
 pub use linux::{LinuxSyscall, mount_idmapped_with};
 pub use recording::{Call, RecordingSyscall};

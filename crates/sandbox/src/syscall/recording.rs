@@ -6,7 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{MountFlags, Namespaces, Resource, Syscall};
-use crate::spec::IdRange;
+use crate::ids::IdRange;
 
 /// One recorded system call, with owned arguments. Queries (`read_file`, `exists`) are
 /// answered from the double's file table and not recorded.
