@@ -16,11 +16,6 @@ use tokio::io::AsyncWriteExt as _;
 use crate::connect::{DaemonArgs, Embedded, default_state_dir};
 use crate::output::{Printer, table};
 
-/// Hidden subcommand: run as the in-sandbox daemon (dsh-envd).
-pub const HIDDEN_ENVD: &str = "__envd";
-/// Hidden subcommand: run as a sandbox's pid 1 (dsh-sandbox-init).
-pub const HIDDEN_SANDBOX_INIT: &str = "__sandbox-init";
-
 #[derive(Debug, Parser)]
 #[command(
     name = "dsh",

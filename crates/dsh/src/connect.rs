@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use dsh_e2b::Connection;
 
-use crate::cli::{HIDDEN_ENVD, HIDDEN_SANDBOX_INIT};
+/// Hidden subcommand: dsh run as the in-sandbox daemon (dsh-envd), by the embedded
+/// daemon, so one binary is all a machine needs.
+pub const HIDDEN_ENVD: &str = "__envd";
+/// Hidden subcommand: dsh run as a sandbox's pid 1 (dsh-sandbox-init).
+pub const HIDDEN_SANDBOX_INIT: &str = "__sandbox-init";
 
 /// Where `dsh sandbox serve` keeps its state by default.
 pub fn default_state_dir() -> PathBuf {

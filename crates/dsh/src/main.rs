@@ -21,8 +21,8 @@ fn main() -> std::process::ExitCode {
     // The embedded roles run before anything else (no runtime, no logging setup): they
     // are other programs that happen to live in this binary.
     match args.get(1).and_then(|a| a.to_str()) {
-        Some(cli::HIDDEN_SANDBOX_INIT) => dsh_sandboxd::init::main(),
-        Some(cli::HIDDEN_ENVD) => {
+        Some(connect::HIDDEN_SANDBOX_INIT) => dsh_sandboxd::init::main(),
+        Some(connect::HIDDEN_ENVD) => {
             let forwarded =
                 std::iter::once(OsString::from("dsh-envd")).chain(args.into_iter().skip(2));
             return match dsh_envd::cli::main_with_args(forwarded) {
