@@ -15,7 +15,7 @@ use dsh_proto::process::{
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 
-use super::proxy::{self, Port};
+use super::upstream::{self as proxy, Port};
 
 /// The most one envelope of envd's may hold (its own output chunks are far smaller).
 const MAX_ENVELOPE: usize = 4 << 20;

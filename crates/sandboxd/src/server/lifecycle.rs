@@ -15,8 +15,8 @@ use hyper::body::Bytes;
 
 use super::Shared;
 use super::netns::Reach;
-use super::proxy::{self, ENVD_PORT, Port};
 use super::registry::{Phase, Record, Slot, now_ms};
+use super::upstream::{self as proxy, ENVD_PORT, Port};
 use crate::cgroup::Resources;
 use crate::gvisor::Runtime;
 use crate::launch::{Output, Payload};

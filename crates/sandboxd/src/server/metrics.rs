@@ -4,12 +4,9 @@
 //! bounded ring. A paused sandbox runs nothing and gets no samples; a killed one's go
 //! with it.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use serde::Serialize;
 
 use super::Shared;
 use super::registry::{Phase, now_ms};
@@ -21,48 +18,7 @@ const DISK_EVERY: u32 = 6;
 /// Entries one walk visits at most; beyond them the size is a lower bound.
 const DISK_WALK_LIMIT: usize = 200_000;
 
-/// One sample, as E2B's `SandboxMetric`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sample {
-    pub timestamp: String,
-    pub timestamp_unix: u64,
-    pub cpu_count: u64,
-    /// Of the sandbox's CPUs (100 = all of `cpu_count` busy).
-    pub cpu_used_pct: f64,
-    pub mem_used: u64,
-    pub mem_total: u64,
-    pub mem_cache: u64,
-    pub disk_used: u64,
-    pub disk_total: u64,
-}
-
-/// A sandbox's samples and what the next one is computed from.
-#[derive(Debug, Default)]
-pub struct Series {
-    samples: VecDeque<Sample>,
-    /// CPU time used and when, at the previous sample.
-    last_cpu: Option<(Instant, u64)>,
-    disk_used: u64,
-    ticks: u32,
-}
-
-impl Series {
-    /// Samples whose time is within `[start, end]` (unix seconds, either open).
-    pub fn between(&self, start: Option<u64>, end: Option<u64>) -> Vec<Sample> {
-        self.samples
-            .iter()
-            .filter(|s| start.is_none_or(|start| s.timestamp_unix >= start))
-            .filter(|s| end.is_none_or(|end| s.timestamp_unix <= end))
-            .cloned()
-            .collect()
-    }
-
-    /// Forgets the CPU baseline (the sandbox stopped: its cgroup starts from zero).
-    pub fn stopped(&mut self) {
-        self.last_cpu = None;
-    }
-}
+pub use super::series::Sample;
 
 /// Samples every running sandbox each `tick`, until the daemon stops (the task is
 /// aborted).
@@ -173,6 +129,7 @@ fn writable_size(dir: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::series::Series;
     use super::*;
 
     fn at(unix: u64) -> Sample {

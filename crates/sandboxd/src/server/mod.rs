@@ -12,17 +12,22 @@
 //! see `layers.rs`).
 
 mod api;
+mod api_error;
 mod builds;
 mod code_interpreter;
+mod config;
 mod described;
 pub mod disk;
 mod domains;
 mod envd_client;
+mod files;
 mod fork;
 mod gvisor_sandbox;
 pub mod layers;
 mod lifecycle;
 mod metrics;
+mod series;
+mod shared;
 mod template_api;
 mod templates;
 pub use api::check_body;
@@ -45,6 +50,7 @@ mod proxy;
 pub mod registry;
 mod snapshots;
 pub mod spare_netns;
+mod upstream;
 mod volume_content;
 mod volume_ids;
 mod volume_quota;
@@ -58,31 +64,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use axum::Json;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 
 use crate::cgroup::Cgroups;
 use crate::launch::Launcher;
 use crate::requirements::{MissingTools, Need};
-use crate::spec::{IdRange, Isolation, IsolationLevel};
-use crate::template::Templates;
+use crate::spec::IsolationLevel;
 use registry::{Phase, Slot, Store};
 
-/// The envd version the control plane reports (dsh-envd speaks envd 0.6.13).
-pub const ENVD_VERSION: &str = "0.6.13";
-/// Where images pulled for template builds are kept, under the state directory.
-const IMAGES_DIR: &str = "images";
-/// Environment variable naming the dsh-envd binary.
-pub const ENVD_BINARY_ENV: &str = "DSH_ENVD_BIN";
-pub const ENVD_BINARY_NAME: &str = "dsh-envd";
-pub const API_KEY_FILE: &str = "api-key";
-/// `clientID` of every sandbox (deprecated in E2B's API, still required by the SDK).
-pub const CLIENT_ID: &str = "dsh-sandboxd";
-pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
-pub const MAX_TIMEOUT_SECS: u64 = 86_400;
-/// Sandboxes' cgroups live under `<the daemon's own cgroup>/dsh-sandboxes/<id>`.
-pub const CGROUP_PARENT: &str = "dsh-sandboxes";
+pub(crate) use api_error::ApiError;
+pub use config::*;
+pub(crate) use shared::{Shared, Teardowns, find_template};
+
 /// The gVisor runtime of a daemon over `state_dir`: runsc (new enough) and `ip` (which
 /// links a gVisor sandbox's network, see `gvisor_net.rs`), or what is missing.
 fn gvisor_runtime(state_dir: &std::path::Path) -> Result<crate::gvisor::Runsc, String> {
@@ -98,403 +90,6 @@ fn gvisor_runtime(state_dir: &std::path::Path) -> Result<crate::gvisor::Runsc, S
         ));
     }
     Ok(runsc)
-}
-
-/// runsc's own state (`--root`) under the state directory.
-pub const RUNSC_DIR: &str = "runsc";
-/// How long one layer build (an npm install) may take.
-/// Threads kept in cgroups of their own for the next launches (see `staging.rs`): four,
-/// so that forks one after another (one every 30 ms) do not outrun the refill, which
-/// waits 100 ms after a take. Each is an idle thread and an empty cgroup.
-pub const STAGED_THREADS: usize = 4;
-pub const LAYER_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// Daemon configuration.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// `127.0.0.1:3000` by default; port 0 picks a free port ([`Daemon::addr`]).
-    pub listen: SocketAddr,
-    pub state_dir: PathBuf,
-    /// dsh-envd; default: `$DSH_ENVD_BIN`, else next to the current executable (or one
-    /// directory up).
-    pub envd_binary: Option<PathBuf>,
-    /// Arguments put before envd's own (for a binary that embeds envd as a hidden
-    /// subcommand, like `dsh`).
-    pub envd_args: Vec<std::ffi::OsString>,
-    /// dsh-sandbox-init; default: [`Launcher::locate`].
-    pub init_binary: Option<PathBuf>,
-    /// Arguments for the init binary (for a binary that embeds the init as a hidden
-    /// subcommand).
-    pub init_args: Vec<std::ffi::OsString>,
-    /// `domain` reported to clients (the SDK builds `https://49983-<id>.<domain>` from it
-    /// unless `E2B_SANDBOX_URL` is set).
-    pub domain: Option<String>,
-    pub templates: Templates,
-    /// How long envd may take to become healthy after the sandbox is spawned.
-    pub envd_start_timeout: Duration,
-    /// How often sandbox deadlines are checked.
-    pub reaper_tick: Duration,
-    /// How often running sandboxes' metrics are sampled (E2B: 5 s).
-    pub metrics_tick: Duration,
-    /// The isolation every sandbox gets; a host that cannot give it fails to start.
-    pub isolation: IsolationLevel,
-    /// First host uid of the uid blocks handed to sandboxes (strict isolation).
-    pub id_base: u32,
-    /// How many blocks there are from `id_base` (None: up to the end of the id space).
-    /// A daemon run by an ordinary user has the blocks of its subordinate ids.
-    pub id_blocks: Option<u32>,
-    /// Limits of a sandbox whose create request names none (each in its own cgroup).
-    pub defaults: SandboxDefaults,
-    /// Sandboxes kept started ahead of demand per template; see `pool.rs`.
-    pub pool: PoolSize,
-    /// How long a create counts as demand for an auto pool (see `pool.rs`).
-    pub pool_window: Duration,
-    /// What runs a sandbox whose create request names no `runtime`: this daemon's own
-    /// launcher (`native`), or gVisor's runsc (`gvisor`, see `gvisor.rs`).
-    pub runtime: crate::gvisor::Runtime,
-    /// Private networks kept set up ahead for launches that cannot come from the pool
-    /// (forks, restarts, bursts); see `spare_netns.rs`. 0: none.
-    pub spare_networks: usize,
-    /// The network every sandbox gets: by default a private one (see `network.rs`);
-    /// `Net::Host` shares the host's (unsafe: the host and its LAN are reachable).
-    pub net: crate::spec::Net,
-    /// The control plane's door: connection cap, header and idle timeouts.
-    pub http: dsh_http::Limits,
-    /// Where layers are stored (several daemons of a machine may share it); default
-    /// `<state_dir>/layers`. Each daemon mounts its own view of it.
-    pub layer_store: Option<PathBuf>,
-    /// Size of the image holding every sandbox's files (MiB), when it is first made;
-    /// default: half the free space under the state directory. See `disk.rs`.
-    pub disk_image_mb: Option<u64>,
-    /// Size of a volume whose create request names none (MiB; each volume is a subvolume
-    /// limited to its size, see `volume_quota.rs`); default `defaults.disk_mb`, and at
-    /// most the image.
-    pub volume_mb: Option<u64>,
-}
-
-/// How many sandboxes a daemon keeps started ahead of demand, per template.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum PoolSize {
-    /// Sized to the machine and to demand (see `pool.rs`): the default.
-    #[default]
-    Auto,
-    /// Exactly this many (0: none).
-    Fixed(usize),
-}
-
-impl std::str::FromStr for PoolSize {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "auto" => Ok(PoolSize::Auto),
-            number => number
-                .parse()
-                .map(PoolSize::Fixed)
-                .map_err(|_| format!("pool {number:?}: give a number of sandboxes or \"auto\"")),
-        }
-    }
-}
-
-/// Per-sandbox cgroup limits used when the create request does not set them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SandboxDefaults {
-    pub cpu_count: u64,
-    pub memory_mb: u64,
-    pub max_processes: u64,
-    /// What a sandbox may write to its files, in MiB (0: no quota); see `disk.rs`.
-    pub disk_mb: u64,
-}
-
-impl Default for SandboxDefaults {
-    fn default() -> Self {
-        // Enough for a language server, a build and a test run side by side; a create
-        // request's cpuCount/memoryMB change it per sandbox.
-        SandboxDefaults { cpu_count: 2, memory_mb: 4096, max_processes: 4096, disk_mb: 10 * 1024 }
-    }
-}
-
-impl Config {
-    pub fn new(state_dir: impl Into<PathBuf>) -> Config {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
-            state_dir: state_dir.into(),
-            envd_binary: None,
-            envd_args: Vec::new(),
-            init_binary: None,
-            init_args: Vec::new(),
-            domain: Some("localhost".into()),
-            templates: Templates::builtin(),
-            envd_start_timeout: Duration::from_secs(20),
-            reaper_tick: Duration::from_millis(200),
-            metrics_tick: Duration::from_secs(5),
-            isolation: IsolationLevel::Strict,
-            id_base: IdRange::DEFAULT_BASE,
-            id_blocks: None,
-            defaults: SandboxDefaults::default(),
-            pool: PoolSize::Auto,
-            pool_window: pool::DEMAND_WINDOW,
-            spare_networks: spare_netns::SPARES,
-            runtime: crate::gvisor::Runtime::Native,
-            net: crate::spec::Net::Private,
-            http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
-            layer_store: None,
-            disk_image_mb: None,
-            volume_mb: None,
-        }
-    }
-}
-
-/// State shared by the handlers, the proxy and the reaper.
-pub(crate) struct Shared {
-    config: Config,
-    api_key: String,
-    store: Store,
-    launcher: Launcher,
-    envd_binary: PathBuf,
-    /// None where the daemon may not make cgroups (an ordinary user's, without a
-    /// delegated hierarchy): sandboxes then run without limits.
-    cgroups: Option<Arc<Cgroups>>,
-    /// Read-only layers every sandbox sees at `/.dsh/layers`.
-    layers: layers::Layers,
-    /// Where sandboxes keep their files, with a quota each when the host allows.
-    disk: disk::Disk,
-    sandboxes: Mutex<HashMap<String, Arc<Slot>>>,
-    /// Templates whose pool is being refilled.
-    refilling: Mutex<std::collections::HashSet<String>>,
-    /// Set by shutdown: no new pooled sandboxes.
-    stopping: std::sync::atomic::AtomicBool,
-    /// Held while a snapshot, volume or template is made or deleted, or a template's tags
-    /// change: a name is checked, then taken.
-    names_lock: tokio::sync::Mutex<()>,
-    /// Template builds asked for since the start.
-    builds: builds::Builds,
-    /// Images pulled for builds `fromImage` (`<state>/images`).
-    images: crate::oci::ImageStore,
-    /// The tasks and files per process each sandbox gets (see `open_files.rs`).
-    open_files: open_files::OpenFileBound,
-    /// Teardowns of killed sandboxes still running after their kill was answered.
-    teardowns: Teardowns,
-    /// Recent creates per template, for an auto pool's size.
-    demand: pool::Demand,
-    /// Private networks made ahead for launches (see `spare_netns.rs`).
-    spare_netns: Arc<spare_netns::SpareNetworks>,
-    /// gVisor's runsc, where it is installed and new enough, or why not (then
-    /// `runtime: "gvisor"` is refused with it).
-    runsc: Result<crate::gvisor::Runsc, String>,
-}
-
-/// Background work the daemon owes before it may stop: the teardowns of killed sandboxes
-/// (see `lifecycle::kill_then_tear_down`). Shutdown awaits every one.
-#[derive(Default)]
-pub(crate) struct Teardowns(Mutex<tokio::task::JoinSet<()>>);
-
-impl Teardowns {
-    pub(crate) fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
-        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        // Finished ones are dropped here, so the set holds only what still runs.
-        while set.try_join_next().is_some() {}
-        set.spawn(work);
-    }
-
-    /// Waits for every teardown started so far.
-    pub(crate) async fn wait(&self) {
-        let mut set = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
-        while set.join_next().await.is_some() {}
-    }
-}
-
-/// A template by name: the configured ones (`base`), then, when `images` is given, an
-/// image pulled here (`image:sha256:<hex>`, what sandboxes of a template built
-/// `fromImage` run on).
-pub(crate) fn find_template(
-    templates: &Templates,
-    images: Option<&crate::oci::ImageStore>,
-    name: &str,
-) -> crate::error::Result<crate::template::Template> {
-    if let (Some(images), Some(digest)) = (images, name.strip_prefix(crate::oci::TEMPLATE_PREFIX))
-        && let Ok(Some(image)) = images.cached(digest)
-    {
-        return Ok(image.template());
-    }
-    templates.get(name).cloned()
-}
-
-impl Shared {
-    /// The template `name` (see [`find_template`]).
-    pub(crate) fn template(&self, name: &str) -> crate::error::Result<crate::template::Template> {
-        find_template(&self.config.templates, Some(&self.images), name)
-    }
-
-    pub(crate) fn stopping(&self) -> bool {
-        self.stopping.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
-        self.sandboxes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn slot(&self, id: &str) -> Option<Arc<Slot>> {
-        self.map().get(id).cloned()
-    }
-
-    pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
-        self.map().values().cloned().collect()
-    }
-
-    /// Inserts a new slot; `false` when the id is taken.
-    pub(crate) fn insert_slot(&self, slot: Arc<Slot>) -> bool {
-        let mut map = self.map();
-        if map.contains_key(&slot.id) {
-            return false;
-        }
-        map.insert(slot.id.clone(), slot);
-        true
-    }
-
-    /// Inserts a slot for a new sandbox with a fresh id and, under strict isolation, the
-    /// lowest uid block nothing of this daemon holds.
-    pub(crate) fn insert_new(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
-        let strict = self.config.isolation == IsolationLevel::Strict;
-        let held = if strict { self.held_blocks() } else { Vec::new() };
-        let mut map = self.map();
-        let isolation = match strict {
-            true => Isolation::strict(self.free_block(&map, &held, None)?),
-            false => Isolation::Namespaces,
-        };
-        let record = registry::Record { isolation: Some(isolation), ..record.clone() };
-        Ok(insert_with_new_id(&mut map, record))
-    }
-
-    /// Inserts a slot for a sandbox whose files start as another's (a fork's parent, a
-    /// snapshot, a template build: `record.isolation` is theirs): a fresh id, and under
-    /// strict isolation a block of its own to run in, over the files' block (see
-    /// [`Isolation::Strict`]'s `files`). An ordinary user's daemon has no idmapped mounts
-    /// to shift the files with: there the sandbox keeps the files' block.
-    pub(crate) fn insert_fork(&self, record: &registry::Record) -> anyhow::Result<Arc<Slot>> {
-        let Some(origin @ Isolation::Strict { .. }) = record.isolation else {
-            return Ok(insert_with_new_id(&mut self.map(), record.clone()));
-        };
-        if crate::rootless::blocks_inside().is_some() {
-            return Ok(insert_with_new_id(&mut self.map(), record.clone()));
-        }
-        let held = self.held_blocks();
-        let mut map = self.map();
-        let ids = self.free_block(&map, &held, Some(origin))?;
-        let record = registry::Record { isolation: Some(origin.running_in(ids)), ..record.clone() };
-        Ok(insert_with_new_id(&mut map, record))
-    }
-
-    /// Blocks of snapshots and template builds (their files are owned by them), read
-    /// from disk before the registry is locked.
-    fn held_blocks(&self) -> Vec<Isolation> {
-        let mut held = snapshots::held_blocks(self);
-        held.extend(templates::index(self).held_blocks());
-        held.extend(builds::held_blocks(self));
-        held
-    }
-
-    /// The lowest block nothing holds: no sandbox in `map` (for its processes or its
-    /// files), nothing in `held`, nor `origin` (whose files a new sandbox starts from).
-    /// The caller inserts under the same lock, so two creates never get one block.
-    fn free_block(
-        &self,
-        map: &HashMap<String, Arc<Slot>>,
-        held: &[Isolation],
-        origin: Option<Isolation>,
-    ) -> anyhow::Result<IdRange> {
-        let taken: std::collections::HashSet<u32> = map
-            .values()
-            .filter_map(|slot| slot.lock().record.isolation)
-            .chain(held.iter().copied())
-            .chain(origin)
-            .flat_map(Isolation::blocks)
-            // Volumes' files are owned by theirs (a daemon configured below it).
-            .chain(std::iter::once(IdRange::VOLUMES))
-            .map(|ids| ids.host_base)
-            .collect();
-        let blocks = self.config.id_blocks.unwrap_or(u32::MAX);
-        (0..blocks)
-            .map_while(|slot| IdRange::slot(self.config.id_base, slot))
-            .find(|ids| !taken.contains(&ids.host_base))
-            .with_context(|| match self.config.id_blocks {
-                Some(blocks) => format!(
-                    "every uid block is taken (the user's subordinate ids hold {blocks}): kill some sandboxes, or give the user a larger range in /etc/subuid and /etc/subgid"
-                ),
-                None => "every uid block is taken: kill some sandboxes".to_owned(),
-            })
-    }
-
-    pub(crate) fn remove_slot(&self, id: &str) {
-        self.map().remove(id);
-    }
-}
-
-fn insert_with_new_id(map: &mut HashMap<String, Arc<Slot>>, record: registry::Record) -> Arc<Slot> {
-    loop {
-        let id = registry::new_sandbox_id();
-        if map.contains_key(&id) {
-            continue;
-        }
-        let slot = Arc::new(Slot::new(registry::Record { sandbox_id: id.clone(), ..record }));
-        map.insert(id, slot.clone());
-        return slot;
-    }
-}
-
-/// An error answered as `{"code": <status>, "message": "..."}`.
-#[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub message: String,
-}
-
-impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
-    }
-
-    pub fn not_found(id: &str) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, format!("sandbox {id} not found"))
-    }
-
-    pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn internal(error: &anyhow::Error) -> ApiError {
-        let message = chain_text(error);
-        tracing::error!(error = %message, "request failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-    }
-
-    pub fn response(self) -> Response {
-        self.into_response()
-    }
-}
-
-/// An error and its causes, `: `-separated, skipping a cause the text before it already
-/// ends with (an error whose message shows its source, as the launcher's do, would
-/// otherwise print the OS error twice).
-fn chain_text(error: &anyhow::Error) -> String {
-    let mut message = String::new();
-    for cause in error.chain() {
-        let text = cause.to_string();
-        if message.ends_with(&text) {
-            continue;
-        }
-        if !message.is_empty() {
-            message.push_str(": ");
-        }
-        message.push_str(&text);
-    }
-    message
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({ "code": self.status.as_u16(), "message": self.message });
-        (self.status, Json(body)).into_response()
-    }
 }
 
 /// `cgroups` if this process may make cgroups in each of its parent directories (which
@@ -912,24 +507,4 @@ pub fn locate_envd() -> anyhow::Result<PathBuf> {
         searched.push(candidate.display().to_string());
     }
     bail!("dsh-envd not found (set {ENVD_BINARY_ENV}); searched {}", searched.join(", "))
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn an_error_that_shows_its_source_is_not_printed_twice() {
-        let os = std::io::Error::from_raw_os_error(libc::ENOSPC);
-        let launcher = crate::error::Error::Io { context: "writing /s/program".into(), source: os };
-        let error = anyhow::Error::new(launcher).context("creating sandbox abc");
-        assert_eq!(
-            chain_text(&error),
-            "creating sandbox abc: writing /s/program: No space left on device (os error 28)"
-        );
-        let plain = anyhow::anyhow!("inner").context("outer");
-        assert_eq!(chain_text(&plain), "outer: inner");
-    }
 }

@@ -37,9 +37,6 @@ fn pooled(shared: &Shared, template: &str) -> usize {
         .count()
 }
 
-/// How long a create counts as demand for its template's pool (the default of
-/// `Config::pool_window`).
-pub const DEMAND_WINDOW: Duration = Duration::from_secs(10);
 /// What a pooled sandbox may cost in memory, for [`machine_cap`]: its init, envd and
 /// pasta take about 35 MiB (docs/benchmarks.md), with room to spare.
 const POOLED_SANDBOX_BYTES: u64 = 64 << 20;

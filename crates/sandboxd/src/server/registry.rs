@@ -4,15 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use super::files::{Durability, write_private_unsynced};
+pub use super::files::{new_sandbox_id, now_ms, random_hex, rfc3339, set_mode, write_private};
 use crate::running::Running;
 use crate::spec::Isolation;
 
@@ -135,7 +134,7 @@ pub struct Slot {
 pub struct Inner {
     pub record: Record,
     /// The running envd.
-    pub envd: Option<super::proxy::Port>,
+    pub envd: Option<super::upstream::Port>,
     pub process: Option<Running>,
     /// Set once the sandbox is killed: the slot is out of the registry.
     pub gone: bool,
@@ -148,12 +147,12 @@ pub struct Inner {
     pub network: Option<super::network::Attached>,
     /// Kept-alive connections to its ports (see `proxy::send_pooled`), dropped when it
     /// stops.
-    pub idle: std::collections::HashMap<u16, Vec<super::proxy::Kept<axum::body::Body>>>,
+    pub idle: std::collections::HashMap<u16, Vec<super::upstream::Kept<axum::body::Body>>>,
     /// Its metrics samples (kept while it lives; see `metrics.rs`).
-    pub metrics: super::metrics::Series,
+    pub metrics: super::series::Series,
     /// Paused with its memory: its processes are frozen in place, and this is the envd
     /// to route to again once they are thawed (`envd` is `None` meanwhile).
-    pub frozen: Option<super::proxy::Port>,
+    pub frozen: Option<super::upstream::Port>,
     /// Counts its stops (a kill, a pause that ends its processes): responses streaming
     /// from it end when it changes. A gVisor sandbox's end closes none of the daemon's
     /// connections to it (its network stack goes with it, sending nothing).
@@ -297,75 +296,19 @@ impl Store {
     }
 }
 
-/// Writes `data` to `path` atomically and readable by its owner only (it may hold a
-/// secret): into `tmp` (mode 0600, synced), then renamed. A failure removes `tmp`.
-pub fn write_private(tmp: &Path, path: &Path, data: &[u8]) -> io::Result<()> {
-    write_private_as(tmp, path, data, Durability::Synced)
-}
-
-/// [`write_private`] without waiting for the disk (see [`Store::save_unsynced`]).
-fn write_private_unsynced(tmp: &Path, path: &Path, data: &[u8]) -> io::Result<()> {
-    write_private_as(tmp, path, data, Durability::Unsynced)
-}
-
-/// Whether a write waits until the disk has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Durability {
-    Synced,
-    Unsynced,
-}
-
-fn write_private_as(
-    tmp: &Path,
-    path: &Path,
-    data: &[u8],
-    durability: Durability,
-) -> io::Result<()> {
-    let written = (|| {
-        let mut file =
-            fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(tmp)?;
-        file.write_all(data)?;
-        if durability == Durability::Synced {
-            file.sync_data()?;
-        }
-        fs::rename(tmp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(tmp);
-    }
-    written
-}
-
-pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-}
-
-/// E2B's id format: 20 characters of `[a-z0-9]`.
-pub fn new_sandbox_id() -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..20).map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())])).collect()
-}
-
-/// `bytes` random bytes as lowercase hex.
-pub fn random_hex(bytes: usize) -> String {
-    let mut rng = rand::rng();
-    (0..bytes).map(|_| format!("{:02x}", rng.random::<u8>())).collect()
-}
-
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
-/// RFC 3339 in UTC, e.g. `2026-11-30T10:08:00.123Z` (no fraction on a whole second).
-pub fn rfc3339(ms: u64) -> String {
-    let seconds = i64::try_from(ms / 1000).unwrap_or(i64::MAX);
-    let nanos = i32::try_from(ms % 1000 * 1_000_000).unwrap_or(0);
-    prost_types::Timestamp { seconds, nanos }.to_string()
+/// What a template sets for every sandbox made from it: the last `set_user` and
+/// `set_workdir` of its steps (E2B: "the last set user and workdir ... is persisted as
+/// a default to the sandbox execution") and its start and ready commands, run at every
+/// boot of such a sandbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Startup {
+    #[serde(rename = "templateID")]
+    pub template_id: String,
+    pub user: String,
+    pub workdir: String,
+    pub start_cmd: Option<String>,
+    pub ready_cmd: Option<String>,
 }
 
 #[cfg(test)]

@@ -76,20 +76,7 @@ pub struct Build {
     pub created_at_ms: u64,
 }
 
-/// What a template sets for every sandbox made from it: the last `set_user` and
-/// `set_workdir` of its steps (E2B: "the last set user and workdir ... is persisted as
-/// a default to the sandbox execution") and its start and ready commands, run at every
-/// boot of such a sandbox.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Startup {
-    #[serde(rename = "templateID")]
-    pub template_id: String,
-    pub user: String,
-    pub workdir: String,
-    pub start_cmd: Option<String>,
-    pub ready_cmd: Option<String>,
-}
+pub use super::registry::Startup;
 
 /// A template reference split into name and tag: `name`, `name:tag`.
 #[derive(Debug, Clone, PartialEq, Eq)]
