@@ -61,7 +61,7 @@ impl GuestLink {
         let link = GuestLink { pin: pin.to_owned() };
         link.unpin();
         std::fs::File::create(pin).with_context(|| format!("creating {}", pin.display()))?;
-        crate::server::spare_netns::pin_new_namespace(pin, || Ok(()))
+        crate::server::netns::pin_new_namespace(pin, || Ok(()))
             .context("making the guest's network namespace")?;
         let router_side = format!(
             "link add {LINK} type veth peer name eth0 netns {}\n\
@@ -112,7 +112,7 @@ impl Drop for GuestLink {
 
 /// Runs `ip -batch -` with `commands` in the namespace pinned at `pin`. Blocking.
 fn ip_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
-    crate::server::network::run_in(pin, IP, &["-batch", "-"], commands)
+    crate::server::netns::run_in(pin, IP, &["-batch", "-"], commands)
         .context("ip (iproute2) failed")
 }
 

@@ -40,8 +40,7 @@ use crate::template::BASE;
 
 /// Where uploaded `COPY` archives are kept (by their files' hash), in the state directory.
 pub const FILES_DIR: &str = "template-files";
-/// The step cache, among the sandboxes' files.
-pub const CACHE_DIR: &str = ".build-cache";
+pub use super::held_blocks::CACHE_DIR;
 /// E2B's base image: built here from the daemon's own `base` template.
 pub const E2B_BASE_IMAGE: &str = "e2bdev/base";
 /// The most one uploaded archive may hold.
@@ -52,13 +51,8 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 pub const READY_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// How long one whole build may take (its sandbox's deadline).
 const BUILD_TIMEOUT: Duration = Duration::from_secs(2 * 60 * 60);
-/// Log entries one build keeps (a runaway step's output is cut there).
-const MAX_LOG_ENTRIES: usize = 20_000;
 /// Log entries one status answer carries (E2B: 100).
 pub const LOGS_PER_PAGE: usize = 100;
-/// Builds whose progress is kept in memory (finished ones beyond it are forgotten; their
-/// status still reads `ready` from disk).
-const KEPT_PROGRESS: usize = 256;
 /// What E2B's default template user and workdir are.
 const DEFAULT_BUILD_USER: &str = "user";
 const DEFAULT_BUILD_WORKDIR: &str = "/home/user";
@@ -67,101 +61,8 @@ const DEFAULT_BUILD_WORKDIR: &str = "/home/user";
 const BASE_STEP: &str = "base";
 const FINALIZE_STEP: &str = "finalize";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Waiting,
-    Building,
-    Ready,
-    Error,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct LogEntry {
-    pub timestamp: String,
-    pub level: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub step: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reason {
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub step: Option<String>,
-}
-
-/// One build's progress, as the status route reports it.
-#[derive(Debug)]
-pub struct Progress {
-    pub template_id: String,
-    /// The tags the build gets once it is ready.
-    pub tags: Vec<String>,
-    pub cpu_count: Option<u64>,
-    pub memory_mb: Option<u64>,
-    pub runtime: Option<crate::gvisor::Runtime>,
-    pub status: Status,
-    pub logs: Vec<LogEntry>,
-    pub reason: Option<Reason>,
-    pub requested_at: Instant,
-}
-
-impl Progress {
-    fn log(&mut self, level: &'static str, step: Option<&str>, message: impl Into<String>) {
-        if self.logs.len() == MAX_LOG_ENTRIES {
-            self.logs.push(LogEntry {
-                timestamp: super::registry::rfc3339(now_ms()),
-                level: "warn",
-                message: format!("(the log is cut here: at most {MAX_LOG_ENTRIES} entries)"),
-                step: step.map(str::to_owned),
-            });
-        }
-        if self.logs.len() > MAX_LOG_ENTRIES {
-            return;
-        }
-        self.logs.push(LogEntry {
-            timestamp: super::registry::rfc3339(now_ms()),
-            level,
-            message: message.into(),
-            step: step.map(str::to_owned),
-        });
-    }
-}
-
-/// Builds asked for since the daemon started.
-#[derive(Default)]
-pub struct Builds {
-    by_id: Mutex<HashMap<String, Arc<Mutex<Progress>>>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-impl Builds {
-    /// Registers a requested build (waiting for its start).
-    pub fn request(&self, build_id: &str, progress: Progress) {
-        let mut map = lock(&self.by_id);
-        if map.len() >= KEPT_PROGRESS {
-            // Forget the oldest finished one.
-            let oldest = map
-                .iter()
-                .filter(|(_, p)| matches!(lock(p).status, Status::Ready | Status::Error))
-                .min_by_key(|(_, p)| lock(p).requested_at)
-                .map(|(id, _)| id.clone());
-            if let Some(id) = oldest {
-                map.remove(&id);
-            }
-        }
-        map.insert(build_id.to_owned(), Arc::new(Mutex::new(progress)));
-    }
-
-    pub fn get(&self, build_id: &str) -> Option<Arc<Mutex<Progress>>> {
-        lock(&self.by_id).get(build_id).cloned()
-    }
-}
+use super::build_progress::lock;
+pub use super::build_progress::{Builds, LogEntry, Progress, Reason, Status};
 
 /// The build definition the SDK sends (TemplateBuildStartV2).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -404,11 +305,6 @@ struct CacheEntry {
 
 fn cache(shared: &Shared) -> Described {
     Described::new(shared.store.root().join(CACHE_DIR), "build cache entry")
-}
-
-/// The uid blocks cache entries hold.
-pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
-    cache(shared).list(|e: &CacheEntry| &e.key).into_iter().filter_map(|e| e.isolation).collect()
 }
 
 /// What a garbage collection removed.

@@ -199,7 +199,7 @@ fn limit(dir: &Path, quota: &Quota) -> anyhow::Result<()> {
 /// envd announced.
 fn clear_run_state(dir: &Path) -> anyhow::Result<()> {
     crate::state::StateDir::new(dir).remove_pid();
-    for path in [dir.join("envd.log"), super::lifecycle::ready_file(dir)] {
+    for path in [dir.join("envd.log"), super::ready_file::ready_file(dir)] {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(e).with_context(|| format!("removing {}", path.display()));

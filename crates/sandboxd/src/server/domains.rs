@@ -379,7 +379,7 @@ async fn relay(mut stream: TcpStream, netns: &Arc<OwnedFd>, allowed: &[Domain]) 
     }
     // The host's addresses as they are now, not as the rules last heard of them: an
     // allowed name sent to an address the host gained a moment ago is still refused.
-    if super::network::is_host_address(*destination.ip()) {
+    if super::host_addresses::is_host_address(*destination.ip()) {
         tracing::debug!(%destination, ?name, "egress to the host refused");
         stream.shutdown().await?;
         return Ok(());

@@ -24,10 +24,7 @@ use crate::running::Running;
 use crate::spec::{Isolation, Net, SandboxSpec};
 use crate::state::StateDir;
 
-/// Where envd writes its bound address, inside the sandbox (`/var` is the sandbox's own
-/// `<state>/var`, so the daemon reads it at `<state>/var/lib/dsh-sandboxd/envd.addr`).
-const READY_DIR_INSIDE: &str = "/var/lib/dsh-sandboxd";
-const READY_FILE: &str = "envd.addr";
+use super::ready_file::{READY_DIR_INSIDE, READY_FILE};
 /// Where private networks' namespaces are pinned, in the daemon's state directory.
 pub const NETNS_DIR: &str = "netns";
 /// Time a stopping envd gets between SIGTERM and SIGKILL.
@@ -301,7 +298,7 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
         let spares = Arc::clone(&shared.spare_netns);
         let attached = tokio::task::spawn_blocking(move || {
-            crate::server::network::Attached::start(&dir, &id, &egress, &spares)
+            crate::server::attached::Attached::start(&dir, &id, &egress, &spares)
         })
         .await
         .context("the network task panicked")??;
@@ -502,11 +499,6 @@ fn prepare_ready_dir(var: &std::path::Path, root: u32) -> anyhow::Result<()> {
 
 /// envd's address from the file it wrote, read without following a symlink anywhere on
 /// the path and only from a regular file (the sandbox could plant a fifo or a link).
-/// Where, in a sandbox directory, envd announces its address (host network only).
-pub fn ready_file(sandbox_dir: &std::path::Path) -> std::path::PathBuf {
-    sandbox_dir.join(READY_DIR_INSIDE.trim_start_matches('/')).join(READY_FILE)
-}
-
 fn read_address(path: &std::path::Path) -> Option<SocketAddr> {
     use rustix::fs::{Mode, OFlags, ResolveFlags};
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
@@ -601,7 +593,7 @@ fn default_workdir(record: &Record, spec: &SandboxSpec) -> String {
 
 /// What a running sandbox holds, taken out of its slot to stop it: its process, its
 /// network, and whether it was frozen; envd is no longer reachable through the slot.
-fn take_running(slot: &Slot) -> (Option<Running>, Option<super::network::Attached>, bool) {
+fn take_running(slot: &Slot) -> (Option<Running>, Option<super::attached::Attached>, bool) {
     let mut inner = slot.lock();
     inner.envd = None;
     inner.idle.clear();

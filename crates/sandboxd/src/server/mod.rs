@@ -12,10 +12,14 @@
 //! see `layers.rs`).
 
 mod api;
+mod api_body;
 mod api_error;
+pub mod attached;
+mod build_progress;
 mod builds;
 mod code_interpreter;
 mod config;
+mod demand;
 mod described;
 pub mod disk;
 mod domains;
@@ -23,6 +27,8 @@ mod envd_client;
 mod files;
 mod fork;
 mod gvisor_sandbox;
+mod held_blocks;
+pub mod host_addresses;
 pub mod layers;
 mod lifecycle;
 mod metrics;
@@ -41,12 +47,13 @@ pub fn clean_up_gvisor(state_dir: &std::path::Path) {
         gvisor_sandbox::clean_up(&runsc, state_dir);
     }
 }
-mod netns;
+pub mod netns;
 pub mod network;
 pub mod open_files;
 mod pool;
 pub use pool::machine_cap as pool_cap;
 mod proxy;
+mod ready_file;
 pub mod registry;
 mod snapshots;
 pub mod spare_netns;
@@ -54,6 +61,7 @@ mod upstream;
 mod volume_content;
 mod volume_ids;
 mod volume_quota;
+mod volume_subvolumes;
 mod volumes;
 
 use std::collections::HashMap;
@@ -252,7 +260,7 @@ impl Daemon {
             runsc,
             open_files,
             teardowns: Teardowns::default(),
-            demand: pool::Demand::default(),
+            demand: demand::Demand::default(),
             spare_netns: Arc::new(spare_netns::SpareNetworks::new(
                 state_dir.join(lifecycle::NETNS_DIR),
                 config.spare_networks,
@@ -297,7 +305,7 @@ impl Daemon {
         {
             let shared = shared.clone();
             tokio::task::spawn_blocking(move || {
-                volume_quota::migrate_to_subvolumes(&shared);
+                volume_subvolumes::migrate_to_subvolumes(&shared);
                 volume_ids::migrate(&shared);
             })
             .await

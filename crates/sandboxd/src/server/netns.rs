@@ -17,7 +17,14 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
+use std::io::Write as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 use tokio::net::{TcpSocket, TcpStream};
+
+use anyhow::{Context as _, bail};
 
 /// Where a sandbox's ports are: the host's network, or its own namespace.
 #[derive(Debug, Clone)]
@@ -153,4 +160,70 @@ fn make_socket(netns: &OwnedFd, mark: Option<u32>) -> io::Result<OwnedFd> {
         }
         Ok(fd)
     }
+}
+
+/// Bind-mounts `source` (a namespace file) onto `target` (an existing file): a pin.
+pub(crate) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
+    let nul = |_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in a path");
+    let source = std::ffi::CString::new(source).map_err(nul)?;
+    let target = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).map_err(nul)?;
+    // SAFETY: both are valid NUL-terminated paths; a bind mount takes no data.
+    let ret = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        )
+    };
+    if ret == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Runs `program args` in the network namespace pinned at `pin`, `input` on its standard
+/// input; its standard error is the error when it fails. Blocking (10 s at most).
+pub(crate) fn run_in(pin: &Path, program: &str, args: &[&str], input: &str) -> anyhow::Result<()> {
+    let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
+    let fd = namespace.as_raw_fd();
+    let mut command = Command::new(program);
+    command.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
+    // SAFETY: setns is async-signal-safe; it moves only the forked child.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setns(fd, libc::CLONE_NEWNET) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().with_context(|| format!("running {program}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).with_context(|| format!("writing to {program}"))?;
+    }
+    let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
+    if !output.status.success() {
+        bail!("{}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    Ok(())
+}
+
+/// Makes a network namespace on a thread of its own (see `spare_netns::new_namespace_pinned_at`),
+/// pins it at `pin` (an existing empty file) and runs `then` in it.
+pub(crate) fn pin_new_namespace<T: Send + 'static>(
+    pin: &Path,
+    then: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    let pin = pin.to_owned();
+    std::thread::Builder::new()
+        .name("dsh-netns-new".into())
+        .spawn(move || {
+            // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which ends afterwards.
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            bind("/proc/thread-self/ns/net", &pin)?;
+            then()
+        })?
+        .join()
+        .map_err(|_| std::io::Error::other("the namespace thread panicked"))?
 }

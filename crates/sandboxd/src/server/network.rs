@@ -12,20 +12,19 @@
 //!    and none of the sandbox's mapped out (inbound goes through the daemon's proxy).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Divert, Domain};
-use super::spare_netns::{SpareNetworks, TakenNetwork};
+pub use super::attached::Attached;
+use super::domains::{DIVERT_MARK, DIVERTED_PORTS, Domain};
+pub use super::host_addresses::{host_addresses, is_host_address};
+pub(crate) use super::netns::run_in;
 use crate::gvisor_net;
 use crate::spec::private_net;
 
@@ -301,186 +300,9 @@ pub fn host_set_update(host: &[Ipv4Addr]) -> String {
     )
 }
 
-/// Whether `address` is the host's own (as the host is now) or pasta's gateway: never
-/// for a sandbox, whatever its rules say (the LAN's ranges the rules refuse).
-pub fn is_host_address(address: Ipv4Addr) -> bool {
-    address.to_string() == private_net::GATEWAY || host_addresses().contains(&address)
-}
-
-/// The host's own IPv4 addresses (every interface's).
-pub fn host_addresses() -> Vec<Ipv4Addr> {
-    let mut addresses = Vec::new();
-    let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs allocates the list, read below and freed with freeifaddrs.
-    if unsafe { libc::getifaddrs(&mut list) } != 0 {
-        return addresses;
-    }
-    let mut entry = list;
-    while !entry.is_null() {
-        // SAFETY: `entry` is a node of the list getifaddrs returned.
-        let addr = unsafe { (*entry).ifa_addr };
-        // SAFETY: an AF_INET ifa_addr points to a sockaddr_in.
-        if !addr.is_null() && unsafe { (*addr).sa_family } == libc::AF_INET as libc::sa_family_t {
-            // SAFETY: its family is AF_INET, so `addr` points to a sockaddr_in.
-            let inet = unsafe { &*(addr as *const libc::sockaddr_in) };
-            let address = Ipv4Addr::from(u32::from_be(inet.sin_addr.s_addr));
-            if !addresses.contains(&address) {
-                addresses.push(address);
-            }
-        }
-        // SAFETY: as above.
-        entry = unsafe { (*entry).ifa_next };
-    }
-    // SAFETY: the list came from getifaddrs.
-    unsafe { libc::freeifaddrs(list) };
-    addresses
-}
-
-/// A sandbox's network as the daemon holds it: the pinned namespace and pasta.
-#[derive(Debug)]
-pub struct Attached {
-    /// The namespace pinned to a file.
-    pin: PathBuf,
-    /// pasta's pid file.
-    pid_file: PathBuf,
-    /// Where a network made ahead was first pinned, and its pasta's pid file (see
-    /// `spare_netns.rs`): removed with the rest.
-    spare: Option<(PathBuf, PathBuf)>,
-    /// The rules and pasta being set up, until [`Attached::wait_ready`].
-    setting_up: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
-    /// The domain filter on the sandbox's loopback (dropped, and stopped, first).
-    divert: Option<Divert>,
-}
-
 /// Programs the private network needs on the host.
 pub const PASTA: &str = "pasta";
 pub const NFT: &str = "nft";
-
-impl Attached {
-    /// Makes a network namespace for sandbox `id`, pinned under `dir` (the sandbox's init
-    /// joins it), and starts loading `egress` and attaching pasta in the background, so
-    /// that the network comes up while the sandbox is set up. [`Attached::wait_ready`]
-    /// waits for both. Nothing of the sandbox runs before its create returns, which
-    /// waits, so the rules need not be in place before pasta's route is.
-    ///
-    /// Runs on a thread of the tokio runtime's blocking pool: the domain filter is
-    /// served on that runtime.
-    pub fn start(
-        dir: &Path,
-        id: &str,
-        egress: &Egress,
-        spares: &Arc<SpareNetworks>,
-    ) -> anyhow::Result<Attached> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut attached = Attached {
-            pin: dir.join(id),
-            pid_file: dir.join(format!("{id}.pasta.pid")),
-            spare: None,
-            setting_up: None,
-            divert: None,
-        };
-        // A leftover of a daemon that died is replaced.
-        attached.detach();
-        std::fs::File::create(&attached.pin)
-            .with_context(|| format!("creating {}", attached.pin.display()))?;
-        match spares.take() {
-            Some(spare) => attached.start_from(spare, egress)?,
-            None => attached.start_afresh(egress)?,
-        }
-        Ok(attached)
-    }
-
-    /// Takes over a network made ahead: pins it at the sandbox's id too, and loads
-    /// `egress` in the background unless the rules loaded already are the same.
-    fn start_from(&mut self, spare: TakenNetwork, egress: &Egress) -> anyhow::Result<()> {
-        let TakenNetwork { pin, pid_file, listener, loaded } = spare;
-        self.spare = Some((pin.clone(), pid_file.clone()));
-        bind(&pin.to_string_lossy(), &self.pin)
-            .context("pinning the sandbox's network namespace")?;
-        let pid = std::fs::read(&pid_file).context("reading pasta's pid file")?;
-        std::fs::write(&self.pid_file, pid)
-            .with_context(|| format!("writing {}", self.pid_file.display()))?;
-        let divert_port = self.serve_divert(listener, egress)?;
-        let rules =
-            ruleset(egress, &host_addresses(), Some(divert_port)).map_err(anyhow::Error::msg)?;
-        if rules != loaded {
-            let pin = self.pin.clone();
-            self.setting_up = Some(
-                std::thread::Builder::new()
-                    .name("dsh-netns-up".into())
-                    .spawn(move || nft_in(&pin, &rules).context("nft refused the egress rules"))
-                    .context("starting a thread")?,
-            );
-        }
-        Ok(())
-    }
-
-    /// Makes the namespace now and starts loading `egress` and attaching pasta in the
-    /// background.
-    fn start_afresh(&mut self, egress: &Egress) -> anyhow::Result<()> {
-        let listener = super::spare_netns::new_namespace_pinned_at(&self.pin)
-            .context("making the sandbox's network namespace")?;
-        let divert_port = self.serve_divert(listener, egress)?;
-        let (pin, pid_file, egress) = (self.pin.clone(), self.pid_file.clone(), egress.clone());
-        self.setting_up = Some(
-            std::thread::Builder::new()
-                .name("dsh-netns-up".into())
-                .spawn(move || {
-                    std::thread::scope(|scope| {
-                        let loading = scope.spawn(|| load(&pin, &egress, Some(divert_port)));
-                        let started = start_pasta(&pin, &pid_file);
-                        let loaded = loading
-                            .join()
-                            .unwrap_or_else(|_| Err(anyhow::anyhow!("the nft thread panicked")));
-                        loaded.and(started)
-                    })
-                })
-                .context("starting a thread")?,
-        );
-        Ok(())
-    }
-
-    /// Serves the domain filter on `listener` (bound in the pinned namespace); its port.
-    fn serve_divert(
-        &mut self,
-        listener: std::net::TcpListener,
-        egress: &Egress,
-    ) -> anyhow::Result<u16> {
-        let namespace = std::fs::File::open(&self.pin).context("opening the pinned namespace")?;
-        let divert = Divert::serve(listener, namespace.into(), egress.domains())
-            .context("starting the sandbox's domain filter")?;
-        let port = divert.port();
-        self.divert = Some(divert);
-        Ok(port)
-    }
-
-    /// Waits until the rules are loaded and pasta is up.
-    pub fn wait_ready(&mut self) -> anyhow::Result<()> {
-        match self.setting_up.take() {
-            Some(thread) => {
-                thread.join().map_err(|_| anyhow::anyhow!("the network thread panicked"))?
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// The file the namespace is pinned to (see [`load`]).
-    pub fn pin(&self) -> &Path {
-        &self.pin
-    }
-
-    /// The domain filter's port on the sandbox's loopback (see [`load`]).
-    pub fn divert_port(&self) -> Option<u16> {
-        self.divert.as_ref().map(Divert::port)
-    }
-
-    /// Replaces the domains the filter lets through (the rules are [`load`]ed apart).
-    pub fn allow_domains(&self, domains: Vec<Domain>) {
-        if let Some(divert) = &self.divert {
-            divert.allow(domains);
-        }
-    }
-}
 
 /// Loads `egress` into the namespace pinned at `pin`, replacing its rules; connections
 /// to allowed domains go to the filter at `divert_port`. Blocking.
@@ -492,33 +314,6 @@ pub fn load(pin: &Path, egress: &Egress, divert_port: Option<u16>) -> anyhow::Re
 /// Runs `nft -f -` with `commands` in the namespace pinned at `pin`. Blocking.
 pub(super) fn nft_in(pin: &Path, commands: &str) -> anyhow::Result<()> {
     run_in(pin, NFT, &["-f", "-"], commands)
-}
-
-/// Runs `program args` in the network namespace pinned at `pin`, `input` on its standard
-/// input; its standard error is the error when it fails. Blocking (10 s at most).
-pub(crate) fn run_in(pin: &Path, program: &str, args: &[&str], input: &str) -> anyhow::Result<()> {
-    let namespace = std::fs::File::open(pin).context("opening the pinned namespace")?;
-    let fd = namespace.as_raw_fd();
-    let mut command = Command::new(program);
-    command.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
-    // SAFETY: setns is async-signal-safe; it moves only the forked child.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::setns(fd, libc::CLONE_NEWNET) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().with_context(|| format!("running {program}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).with_context(|| format!("writing to {program}"))?;
-    }
-    let output = crate::command::wait_with_timeout(child, Duration::from_secs(10))?;
-    if !output.status.success() {
-        bail!("{}", String::from_utf8_lossy(&output.stderr).trim());
-    }
-    Ok(())
 }
 
 /// rtnetlink's multicast group of IPv4 address changes (`RTMGRP_IPV4_IFADDR`).
@@ -640,32 +435,6 @@ pub(super) fn start_pasta(pin: &Path, pid_file: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-impl Attached {
-    /// Sends pasta SIGKILL without waiting for it (a kill's answer comes first; the
-    /// detach that follows finds it gone).
-    pub fn kill_pasta(&self) {
-        if let Some(pid) = std::fs::read_to_string(&self.pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
-            .filter(|pid| *pid > 1 && is_pasta(*pid))
-        {
-            // SAFETY: plain kill(2) of a pid checked to be pasta just before.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-    }
-
-    /// Stops the domain filter, unpins the namespace (pasta exits when its file goes)
-    /// and stops pasta, waiting until it is gone: a kill that answered must leave no
-    /// process of the sandbox behind.
-    pub fn detach(&mut self) {
-        self.divert = None;
-        detach_pinned(&self.pin, &self.pid_file);
-        if let Some((pin, pid_file)) = self.spare.take() {
-            detach_pinned(&pin, &pid_file);
-        }
-    }
-}
-
 /// Unpins the namespace pinned at `pin` (pasta exits when its file goes) and stops the
 /// pasta whose pid file is `pid_file`, waiting until it is gone.
 pub(super) fn detach_pinned(pin: &Path, pid_file: &Path) {
@@ -682,62 +451,6 @@ pub(super) fn detach_pinned(pin: &Path, pid_file: &Path) {
         stop_pasta(pid);
     }
     let _ = std::fs::remove_file(pid_file);
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        let Some(setting_up) = self.setting_up.take() else {
-            return self.detach();
-        };
-        // Dropped while pasta may still be starting (a launch that failed early): its pid
-        // file is written only once it runs, so a detach now could miss it and leave it
-        // running for good. The domain filter stops now; the rest once the setup ended.
-        self.divert = None;
-        let rest = Attached {
-            pin: std::mem::take(&mut self.pin),
-            pid_file: std::mem::take(&mut self.pid_file),
-            spare: self.spare.take(),
-            setting_up: None,
-            divert: None,
-        };
-        let waiting = std::thread::Builder::new().name("dsh-netns-down".into()).spawn(move || {
-            let _ = setting_up.join();
-            drop(rest);
-        });
-        if let Err(e) = waiting {
-            tracing::warn!(error = %e, "no thread to detach a network once set up; detaching now");
-        }
-    }
-}
-
-/// Removes what a daemon that died left of sandbox `id`'s network under `dir`.
-pub fn clean_up(dir: &Path, id: &str) {
-    gvisor_net::GuestLink::clean_up(dir, id);
-    drop(Attached {
-        pin: dir.join(id),
-        pid_file: dir.join(format!("{id}.pasta.pid")),
-        spare: None,
-        setting_up: None,
-        divert: None,
-    });
-}
-
-/// Bind-mounts `source` (a namespace file) onto `target` (an existing file): a pin.
-pub(crate) fn bind(source: &str, target: &Path) -> std::io::Result<()> {
-    let nul = |_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in a path");
-    let source = std::ffi::CString::new(source).map_err(nul)?;
-    let target = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).map_err(nul)?;
-    // SAFETY: both are valid NUL-terminated paths; a bind mount takes no data.
-    let ret = unsafe {
-        libc::mount(
-            source.as_ptr(),
-            target.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND,
-            std::ptr::null(),
-        )
-    };
-    if ret == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
 }
 
 /// How long pasta gets to exit after SIGTERM (it exits within a millisecond or two when
@@ -766,10 +479,17 @@ fn stop_pasta(pid: libc::pid_t) {
     tracing::warn!(pid, "pasta did not exit after SIGKILL");
 }
 
-fn is_pasta(pid: libc::pid_t) -> bool {
+pub(super) fn is_pasta(pid: libc::pid_t) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
         cmdline.starts_with(b"pasta") || cmdline.starts_with(b"/usr/bin/pasta")
     })
+}
+
+/// Removes what a daemon that died left of sandbox `id`'s network under `dir`: gVisor's
+/// link, the pinned namespace and pasta.
+pub fn clean_up(dir: &Path, id: &str) {
+    gvisor_net::GuestLink::clean_up(dir, id);
+    detach_pinned(&dir.join(id), &dir.join(format!("{id}.pasta.pid")));
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ pub struct Inner {
     /// removed by the next start if the daemon dies; killed at shutdown).
     pub building: bool,
     /// Its private network, while it runs.
-    pub network: Option<super::network::Attached>,
+    pub network: Option<super::attached::Attached>,
     /// Kept-alive connections to its ports (see `proxy::send_pooled`), dropped when it
     /// stops.
     pub idle: std::collections::HashMap<u16, Vec<super::upstream::Kept<axum::body::Body>>>,

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use super::config::Config;
 use super::registry::{self, Slot, Store};
-use super::{builds, disk, layers, open_files, pool, snapshots, spare_netns, templates};
+use super::{build_progress, demand, disk, layers, open_files, spare_netns};
 use crate::cgroup::Cgroups;
 use crate::launch::Launcher;
 use crate::spec::{IdRange, Isolation, IsolationLevel};
@@ -39,7 +39,7 @@ pub(crate) struct Shared {
     /// change: a name is checked, then taken.
     pub(crate) names_lock: tokio::sync::Mutex<()>,
     /// Template builds asked for since the start.
-    pub(crate) builds: builds::Builds,
+    pub(crate) builds: build_progress::Builds,
     /// Images pulled for builds `fromImage` (`<state>/images`).
     pub(crate) images: crate::oci::ImageStore,
     /// The tasks and files per process each sandbox gets (see `open_files.rs`).
@@ -47,7 +47,7 @@ pub(crate) struct Shared {
     /// Teardowns of killed sandboxes still running after their kill was answered.
     pub(crate) teardowns: Teardowns,
     /// Recent creates per template, for an auto pool's size.
-    pub(crate) demand: pool::Demand,
+    pub(crate) demand: demand::Demand,
     /// Private networks made ahead for launches (see `spare_netns.rs`).
     pub(crate) spare_netns: Arc<spare_netns::SpareNetworks>,
     /// gVisor's runsc, where it is installed and new enough, or why not (then
@@ -159,10 +159,7 @@ impl Shared {
     /// Blocks of snapshots and template builds (their files are owned by them), read
     /// from disk before the registry is locked.
     pub(crate) fn held_blocks(&self) -> Vec<Isolation> {
-        let mut held = snapshots::held_blocks(self);
-        held.extend(templates::index(self).held_blocks());
-        held.extend(builds::held_blocks(self));
-        held
+        super::held_blocks::held_blocks(self.store.root())
     }
 
     /// The lowest block nothing holds: no sandbox in `map` (for its processes or its

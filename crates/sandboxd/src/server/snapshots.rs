@@ -23,8 +23,7 @@ use super::registry::{now_ms, random_hex};
 use super::{ApiError, Shared, Slot};
 use crate::spec::Isolation;
 
-/// The directory, among the sandboxes' (the same filesystem, for snapshots to be cheap).
-pub const DIR: &str = ".snapshots";
+pub use super::held_blocks::SNAPSHOTS_DIR as DIR;
 const DEFAULT_TAG: &str = "default";
 
 /// A snapshot as kept in `<key>.json`.
@@ -111,11 +110,6 @@ pub fn list(shared: &Shared) -> Vec<Snapshot> {
 /// The snapshot `reference` names, if any.
 pub fn find(shared: &Shared, reference: &str) -> Option<Snapshot> {
     list(shared).into_iter().find(|s| s.is_named(reference))
-}
-
-/// The uid blocks snapshots hold (not to be handed to new sandboxes).
-pub fn held_blocks(shared: &Shared) -> Vec<Isolation> {
-    list(shared).into_iter().filter_map(|s| s.isolation).collect()
 }
 
 /// Takes a snapshot of the running or paused sandbox in `slot` (the caller holds its

@@ -107,26 +107,7 @@ pub fn new_namespace_pinned_at(pin: &Path) -> std::io::Result<TcpListener> {
     })
 }
 
-/// Makes a network namespace on a thread of its own (see [`new_namespace_pinned_at`]),
-/// pins it at `pin` (an existing empty file) and runs `then` in it.
-pub(crate) fn pin_new_namespace<T: Send + 'static>(
-    pin: &Path,
-    then: impl FnOnce() -> std::io::Result<T> + Send + 'static,
-) -> std::io::Result<T> {
-    let pin = pin.to_owned();
-    std::thread::Builder::new()
-        .name("dsh-netns-new".into())
-        .spawn(move || {
-            // SAFETY: unshare(CLONE_NEWNET) moves only this thread, which ends afterwards.
-            if unsafe { libc::unshare(libc::CLONE_NEWNET) } == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            network::bind("/proc/thread-self/ns/net", &pin)?;
-            then()
-        })?
-        .join()
-        .map_err(|_| std::io::Error::other("the namespace thread panicked"))?
-}
+pub(crate) use super::netns::pin_new_namespace;
 
 /// The spares, refilled in the background after each take. Filling starts at the first
 /// take: a daemon whose sandboxes never have a network of their own makes none.

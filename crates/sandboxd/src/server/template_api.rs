@@ -13,7 +13,7 @@ use axum::routing::{get, post, put};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::api::{JsonBody, detached};
+use super::api_body::{JsonBody, check_limits, constant_time_eq, detached, runtime_for};
 use super::builds::{self, Definition, Progress, Status};
 use super::registry::{now_ms, random_hex, rfc3339};
 use super::templates::{self, BuiltTemplate, DEFAULT_TAG, Reference, Tag};
@@ -106,9 +106,9 @@ async fn request_build(
         tags.push(DEFAULT_TAG.to_owned());
     }
     tags.dedup();
-    super::api::check_limits(body.cpu_count, body.memory_mb)?;
+    check_limits(body.cpu_count, body.memory_mb)?;
     let runtime = match body.runtime.as_deref() {
-        Some(asked) => Some(super::api::runtime_for(&shared, Some(asked))?),
+        Some(asked) => Some(runtime_for(&shared, Some(asked))?),
         None => None,
     };
     let _names = shared.names_lock.lock().await;
@@ -223,9 +223,7 @@ async fn upload(
 ) -> ApiResult<Response> {
     let expected = builds::upload_signature(&shared.api_key, &hash);
     let given = query.get("signature").map(String::as_str).unwrap_or_default();
-    if !builds::valid_hash(&hash)
-        || !super::api::constant_time_eq(given.as_bytes(), expected.as_bytes())
-    {
+    if !builds::valid_hash(&hash) || !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "invalid or missing upload signature"));
     }
     let size = builds::receive_upload(&shared, &hash, body).await?;

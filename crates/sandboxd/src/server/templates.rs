@@ -25,8 +25,7 @@ use crate::spec::Isolation;
 
 /// The index of templates, in the state directory.
 pub const INDEX_FILE: &str = "templates.json";
-/// Where finished builds keep their files, among the sandboxes' (cheap snapshots).
-pub const BUILDS_DIR: &str = ".builds";
+pub use super::held_blocks::BUILDS_DIR;
 pub const DEFAULT_TAG: &str = "default";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -260,11 +259,6 @@ impl Index<'_> {
                 tracing::warn!(build = %build.build_id, error = format!("{e:#}"), "removing an unreferenced build");
             }
         }
-    }
-
-    /// The uid blocks finished builds hold.
-    pub fn held_blocks(&self) -> Vec<Isolation> {
-        self.builds().into_iter().filter_map(|b| b.isolation).collect()
     }
 }
 

@@ -39,7 +39,7 @@ use rustix::io::Errno;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::api::constant_time_eq;
+use super::api_body::constant_time_eq;
 use super::{ApiError, Shared, volumes};
 use crate::spec::IdRange;
 
