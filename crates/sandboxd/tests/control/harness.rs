@@ -303,6 +303,33 @@ pub struct Reply {
     pub body: Value,
 }
 
+/// An answer as the daemon sent it: the body is kept as text, not parsed, for tests
+/// that pin bodies byte for byte (`responses.rs`).
+pub struct RawReply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: String,
+}
+
+impl RawReply {
+    pub async fn read(response: reqwest::Response) -> RawReply {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.text().await.unwrap();
+        RawReply { status, headers, body }
+    }
+
+    pub fn content_type(&self) -> Option<&str> {
+        self.headers.get(reqwest::header::CONTENT_TYPE).map(|v| v.to_str().unwrap())
+    }
+
+    /// The body parsed, to pick ids out of it (never to compare it: see `golden.rs`).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {}", self.status, self.body))
+    }
+}
+
 impl Client {
     /// Every request (its answer read to the end included) is bounded: a hang fails
     /// the test instead of holding it.
@@ -361,6 +388,20 @@ impl Client {
             })
         };
         Ok(Reply { status, headers, body })
+    }
+
+    /// A request to the daemon carrying the API key, for the caller to finish.
+    pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, format!("{}{path}", self.base)).header("X-API-Key", &self.api_key)
+    }
+
+    /// Like [`Client::call`], the answer's body kept as sent.
+    pub async fn call_raw(&self, method: Method, path: &str, body: Option<Value>) -> RawReply {
+        let mut request = self.request(method, path);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        RawReply::read(request.send().await.unwrap()).await
     }
 
     pub async fn create(&self, body: Value) -> Value {
