@@ -154,7 +154,7 @@ impl Config {
             defaults: SandboxDefaults::default(),
             pool: PoolSize::Auto,
             pool_window: DEMAND_WINDOW,
-            spare_networks: super::spare_netns::SPARES,
+            spare_networks: SPARES,
             runtime: crate::gvisor::Runtime::Native,
             net: crate::spec::Net::Private,
             http: dsh_http::Limits { max_connections: 16_384, ..dsh_http::Limits::default() },
@@ -168,3 +168,5 @@ impl Config {
 /// How long a create counts as demand for its template's pool (the default of
 /// `Config::pool_window`).
 pub const DEMAND_WINDOW: Duration = Duration::from_secs(10);
+/// How many networks are kept ready by default. Each holds a pasta (~20 MiB).
+pub const SPARES: usize = 2;

@@ -11,31 +11,30 @@
 //! /root, /var, `envd.log`), and `layers/` (read-only layers shared by every sandbox;
 //! see `layers.rs`).
 
-mod api;
-mod api_body;
-mod api_error;
-pub mod attached;
-mod build_progress;
-mod builds;
-mod code_interpreter;
 mod config;
-mod demand;
-mod described;
-pub mod disk;
-mod domains;
-mod envd_client;
-mod files;
-mod fork;
-mod gvisor_sandbox;
-mod held_blocks;
-pub mod host_addresses;
-pub mod layers;
-mod lifecycle;
-mod metrics;
-mod series;
-mod shared;
-mod template_api;
-mod templates;
+mod control;
+mod http;
+pub mod net;
+pub mod sandbox;
+pub mod store;
+
+// Every module by its name, whichever layer holds it (see docs/architecture.md).
+pub(crate) use control::error as control_error;
+pub(crate) use control::{
+    build_progress, builds, code_interpreter, snapshots, templates, volume_ids, volume_quota,
+    volume_subvolumes, volumes,
+};
+pub(crate) use http::{api, api_body, api_error, proxy, template_api, volume_content};
+pub use net::{attached, host_addresses, netns, network, spare_netns};
+pub(crate) use net::{domains, upstream};
+pub use sandbox::open_files;
+pub(crate) use sandbox::{
+    demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,
+    startup,
+};
+pub(crate) use store::{described, files, held_blocks, ready_file, record};
+pub use store::{disk, layers};
+
 pub use api::check_body;
 pub use lifecycle::kill_stray_init;
 
@@ -47,22 +46,7 @@ pub fn clean_up_gvisor(state_dir: &std::path::Path) {
         gvisor_sandbox::clean_up(&runsc, state_dir);
     }
 }
-pub mod netns;
-pub mod network;
-pub mod open_files;
-mod pool;
 pub use pool::machine_cap as pool_cap;
-mod proxy;
-mod ready_file;
-pub mod registry;
-mod snapshots;
-pub mod spare_netns;
-mod upstream;
-mod volume_content;
-mod volume_ids;
-mod volume_quota;
-mod volume_subvolumes;
-mod volumes;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -77,7 +61,8 @@ use crate::cgroup::Cgroups;
 use crate::launch::Launcher;
 use crate::requirements::{MissingTools, Need};
 use crate::spec::IsolationLevel;
-use registry::{Phase, Slot, Store};
+use record::{Phase, Store};
+use slot::Slot;
 
 pub(crate) use api_error::ApiError;
 pub use config::*;
@@ -151,7 +136,7 @@ impl Daemon {
         std::fs::create_dir_all(&config.state_dir)
             .with_context(|| format!("creating {}", config.state_dir.display()))?;
         let state_dir = std::fs::canonicalize(&config.state_dir)?;
-        registry::set_mode(&state_dir, 0o700)?;
+        files::set_mode(&state_dir, 0o700)?;
         let api_key = load_or_create_api_key(&state_dir)?;
         let mut launcher = match &config.init_binary {
             Some(path) => Launcher::new(path),
@@ -492,9 +477,9 @@ fn load_or_create_api_key(state_dir: &Path) -> anyhow::Result<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     }
-    let key = format!("e2b_{}", registry::random_hex(20));
+    let key = format!("e2b_{}", files::random_hex(20));
     let tmp = state_dir.join(".api-key.tmp");
-    registry::write_private(&tmp, &path, format!("{key}\n").as_bytes())
+    files::write_private(&tmp, &path, format!("{key}\n").as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     tracing::info!(path = %path.display(), "generated a new API key");
     Ok(key)

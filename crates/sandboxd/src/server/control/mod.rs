@@ -1,0 +1,10 @@
+pub(crate) mod build_progress;
+pub(crate) mod builds;
+pub(crate) mod code_interpreter;
+pub(crate) mod error;
+pub(crate) mod snapshots;
+pub(crate) mod templates;
+pub(crate) mod volume_ids;
+pub(crate) mod volume_quota;
+pub(crate) mod volume_subvolumes;
+pub(crate) mod volumes;

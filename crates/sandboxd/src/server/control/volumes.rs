@@ -1,0 +1,209 @@
+//! Volumes (E2B's `/volumes` and the create request's `volumeMounts`): directories that
+//! outlive sandboxes, mounted writable into any number of them.
+//!
+//! A volume is `<sandboxes>/.volumes/<key>/` in the daemon's disk image, described by
+//! `<key>.json` (written last; a directory without it is removed at start). Its files
+//! are owned on the host by the volumes' block ([`IdRange::VOLUMES`]: an inside id `n`
+//! is host id `VOLUMES + n`), which no process runs as: each sandbox sees the volume
+//! through an idmapped mount from that block onto its own, so sandboxes of different
+//! blocks share it with the same owners, and nothing in it is host root's (a copy or a
+//! backup restored elsewhere hands the host no setuid-root program). The root directory
+//! is `user`'s (uid 1000). Volumes made before kept the inside ids on the host; they are
+//! moved into the block once, at start (`volume_ids.rs`). The image is mounted nosuid and
+//! nodev too, and the state directory is root's alone. Volumes need the image (disk quotas on):
+//! without it a volume's path would show the host's directories in mountinfo.
+//!
+//! A volume mounted by a sandbox (running or paused) cannot be deleted (409): kill the
+//! sandboxes first.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::server::Shared;
+use crate::server::control_error::{ControlError, ControlResult};
+use crate::server::described::Described;
+use crate::server::files::{now_ms, random_hex, set_mode};
+use crate::spec::IdRange;
+
+/// The directory, among the sandboxes' (in the disk image).
+pub const DIR: &str = ".volumes";
+/// Owner of a new volume's root inside every sandbox: `user`.
+const VOLUME_OWNER: u32 = 1000;
+
+/// A volume as kept in `<key>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    /// The directory's name.
+    pub key: String,
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+    pub name: String,
+    /// E2B's token for the volume content API (`volume_content.rs`).
+    pub token: String,
+    pub created_at_ms: u64,
+    /// The host block its files are owned by; `None` for a volume made before volumes
+    /// had one (its files keep the inside ids until `volume_ids::migrate` moves them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids: Option<IdRange>,
+    /// Its size in MiB, its subvolume's limit (`volume_quota.rs`); 0 in a record from
+    /// before sizes (converted at start).
+    #[serde(default, rename = "sizeMB")]
+    pub size_mb: u64,
+}
+
+impl Volume {
+    /// E2B's Volume.
+    pub fn listed(&self) -> serde_json::Value {
+        let mut value = serde_json::json!({"volumeID": self.volume_id, "name": self.name});
+        self.add_size(&mut value);
+        value
+    }
+
+    /// E2B's VolumeAndToken.
+    pub fn with_token(&self) -> serde_json::Value {
+        let mut value = serde_json::json!({
+            "volumeID": self.volume_id, "name": self.name, "token": self.token
+        });
+        self.add_size(&mut value);
+        value
+    }
+
+    /// dsh extension: `sizeMB` (E2B's SDKs keep fields they do not know aside). A volume
+    /// that could not be converted to a sized one has none.
+    fn add_size(&self, value: &mut serde_json::Value) {
+        if self.size_mb != 0 {
+            value["sizeMB"] = self.size_mb.into();
+        }
+    }
+}
+
+pub(crate) fn store(shared: &Shared) -> Described {
+    Described::new(shared.store.root().join(DIR), "volume")
+}
+
+/// The directory holding `volume`'s files: a subvolume limited to the volume's size
+/// (`volume_quota.rs`).
+pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
+    store(shared).dir(&volume.key)
+}
+
+/// The host block `volume`'s files are owned by (the ids themselves for an old volume
+/// not yet moved).
+pub fn block(volume: &Volume) -> IdRange {
+    volume.ids.unwrap_or(IdRange { host_base: 0 })
+}
+
+/// Records that `volume`'s files are now owned by `ids`.
+pub fn set_block(shared: &Shared, volume: &Volume, ids: IdRange) -> anyhow::Result<()> {
+    store(shared).describe(&volume.key, &Volume { ids: Some(ids), ..volume.clone() })
+}
+
+/// Every volume, oldest first.
+pub fn list(shared: &Shared) -> Vec<Volume> {
+    let mut volumes: Vec<Volume> = store(shared).list(|v: &Volume| &v.key);
+    volumes.sort_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.key.cmp(&b.key)));
+    volumes
+}
+
+pub fn by_id(shared: &Shared, id: &str) -> Option<Volume> {
+    list(shared).into_iter().find(|v| v.volume_id == id)
+}
+
+pub fn by_name(shared: &Shared, name: &str) -> Option<Volume> {
+    list(shared).into_iter().find(|v| v.name == name)
+}
+
+/// A volume name: 1 to 128 of `[A-Za-z0-9._-]`.
+fn check_name(name: &str) -> ControlResult<()> {
+    let valid = (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if valid {
+        return Ok(());
+    }
+    Err(ControlError::Invalid(format!(
+        "invalid volume name {name:?}: use 1 to 128 letters, digits, '.', '_' or '-'"
+    )))
+}
+
+/// Makes the volume `name`, of the request's `sizeMB` (`volume_quota::requested_mb`).
+pub async fn create(
+    shared: &Arc<Shared>,
+    name: &str,
+    size: Option<&serde_json::Value>,
+) -> ControlResult<Volume> {
+    check_name(name)?;
+    if let Some(reason) = shared.disk.unlimited_reason() {
+        return Err(ControlError::Unavailable(format!(
+            "volumes need the sandboxes' disk image, which this daemon lacks: {reason}"
+        )));
+    }
+    let size_mb = crate::server::volume_quota::requested_mb(shared, size)?;
+    let _writing = shared.names_lock.lock().await;
+    if by_name(shared, name).is_some() {
+        return Err(ControlError::Conflict(format!("volume '{name}' already exists")));
+    }
+    let key = random_hex(10);
+    let volume = Volume {
+        volume_id: crate::exec::random_uuid(),
+        name: name.to_owned(),
+        token: random_hex(32),
+        key: key.clone(),
+        created_at_ms: now_ms(),
+        ids: Some(IdRange::VOLUMES),
+        size_mb,
+    };
+    let volumes = store(shared);
+    let kept = volume.clone();
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        volumes.prepare()?;
+        let target = volumes.dir(&kept.key);
+        crate::server::volume_quota::make_dir(&target, kept.size_mb)?;
+        let owner = IdRange::VOLUMES.host_id(VOLUME_OWNER);
+        std::os::unix::fs::chown(&target, Some(owner), Some(owner))?;
+        set_mode(&target, 0o755)?;
+        volumes.describe(&kept.key, &kept)
+    })
+    .await
+    .map_err(|e| ControlError::Internal(anyhow::anyhow!("the volume task panicked: {e}")))?
+    .map_err(|e| ControlError::Internal(e.context(format!("creating volume '{name}'"))))?;
+    tracing::info!(volume = %volume.volume_id, name, "volume created");
+    Ok(volume)
+}
+
+/// Deletes a volume no sandbox mounts; `Ok(false)` when there is none by that id.
+pub async fn delete(shared: &Arc<Shared>, id: &str) -> ControlResult<bool> {
+    let _writing = shared.names_lock.lock().await;
+    let Some(volume) = by_id(shared, id) else { return Ok(false) };
+    let users: Vec<String> = shared
+        .slots()
+        .iter()
+        .filter(|slot| {
+            let inner = slot.lock();
+            !inner.gone
+                && inner.record.volume_mounts.iter().any(|m| m.volume_id == volume.volume_id)
+        })
+        .map(|slot| slot.id.clone())
+        .collect();
+    if !users.is_empty() {
+        return Err(ControlError::Conflict(format!(
+            "volume '{}' is mounted by sandbox {}: kill it first",
+            volume.name,
+            users.join(", ")
+        )));
+    }
+    let volumes = store(shared);
+    tokio::task::spawn_blocking(move || volumes.remove(&volume.key))
+        .await
+        .map_err(|e| ControlError::Internal(anyhow::anyhow!("the volume task panicked: {e}")))?
+        .map_err(ControlError::Internal)?;
+    Ok(true)
+}
+
+/// At start: removes volume directories without a description (half-made or
+/// half-deleted).
+pub fn recover(shared: &Shared) {
+    store(shared).recover();
+}

@@ -1,0 +1,12 @@
+pub(crate) mod demand;
+pub(crate) mod envd_client;
+pub(crate) mod fork;
+pub(crate) mod gvisor_sandbox;
+pub(crate) mod lifecycle;
+pub(crate) mod metrics;
+pub mod open_files;
+pub(crate) mod pool;
+pub(crate) mod series;
+pub(crate) mod shared;
+pub(crate) mod slot;
+pub(crate) mod startup;
