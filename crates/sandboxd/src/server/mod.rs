@@ -19,6 +19,7 @@ pub mod sandbox;
 pub mod store;
 
 // Every module by its name, whichever layer holds it (see docs/architecture.md).
+pub(crate) use control::context;
 pub(crate) use control::error as control_error;
 pub(crate) use control::{
     build_progress, builds, code_interpreter, snapshots, templates, volume_ids, volume_quota,
@@ -32,7 +33,7 @@ pub(crate) use sandbox::{
     demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,
     startup,
 };
-pub(crate) use store::{described, files, held_blocks, ready_file, record};
+pub(crate) use store::{described, files, held_blocks, ready_file, record, volume_records};
 pub use store::{disk, layers};
 
 pub use api::check_body;
@@ -261,8 +262,6 @@ impl Daemon {
             sandboxes: Mutex::new(HashMap::new()),
             refilling: Mutex::new(Default::default()),
             stopping: std::sync::atomic::AtomicBool::new(false),
-            names_lock: tokio::sync::Mutex::new(()),
-            builds: builds::Builds::default(),
             images: crate::oci::ImageStore::new(
                 state_dir.join(IMAGES_DIR),
                 crate::oci::PullOptions::default(),
@@ -285,25 +284,27 @@ impl Daemon {
         for record in recovered {
             shared.insert_slot(Arc::new(Slot::new(record)));
         }
-        snapshots::recover(&shared);
-        volumes::recover(&shared);
+        // The control layer's context over the sandbox layer's.
+        let control = Arc::new(context::Control::new(shared.clone()));
+        snapshots::recover(&control);
+        volumes::recover(&control);
         {
-            let shared = shared.clone();
+            let control = control.clone();
             tokio::task::spawn_blocking(move || {
-                volume_subvolumes::migrate_to_subvolumes(&shared);
-                volume_ids::migrate(&shared);
+                volume_subvolumes::migrate_to_subvolumes(&control);
+                volume_ids::migrate(&control);
             })
             .await
             .context("converting volumes panicked")?;
         }
-        templates::recover(&shared);
+        templates::recover(&control);
         let templates: Vec<String> = shared.config.templates.names().map(str::to_owned).collect();
         for template in templates {
             pool::refill(&shared, &template);
         }
 
         let addr = listener.local_addr()?;
-        let app = api::router(shared.clone());
+        let app = api::router(control);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(dsh_http::serve(
             listener,

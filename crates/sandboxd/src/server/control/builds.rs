@@ -30,6 +30,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::server::context::Control;
 use crate::server::control_error::{ControlError, ControlResult};
 use crate::server::described::Described;
 use crate::server::envd_client::{self, Envd};
@@ -38,7 +39,7 @@ use crate::server::record::{NetworkSettings, Phase, Record};
 use crate::server::slot::Slot;
 pub use crate::server::startup::{boot, quote};
 use crate::server::templates::{self, Build, BuiltTemplate, Startup};
-use crate::server::{Shared, fork, lifecycle};
+use crate::server::{fork, lifecycle};
 use crate::spec::Isolation;
 use crate::template::BASE;
 
@@ -64,7 +65,7 @@ const BASE_STEP: &str = "base";
 const FINALIZE_STEP: &str = "finalize";
 
 use crate::server::build_progress::lock;
-pub use crate::server::build_progress::{Builds, LogEntry, Progress, Reason, Status};
+pub use crate::server::build_progress::{LogEntry, Progress, Reason, Status};
 
 /// The build definition the SDK sends (TemplateBuildStartV2).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -263,7 +264,7 @@ impl Origin {
 }
 
 /// Where a build starts, from its definition.
-pub fn origin(shared: &Shared, definition: &Definition) -> Result<Origin, String> {
+pub fn origin(shared: &Control, definition: &Definition) -> Result<Origin, String> {
     if definition.from_image_registry.as_ref().is_some_and(|v| !v.is_null()) {
         return Err("fromImageRegistry (private registries) is not supported by this daemon".into());
     }
@@ -305,7 +306,7 @@ struct CacheEntry {
     created_at_ms: u64,
 }
 
-fn cache(shared: &Shared) -> Described {
+fn cache(shared: &Control) -> Described {
     Described::new(shared.store.root().join(CACHE_DIR), "build cache entry")
 }
 
@@ -324,7 +325,7 @@ pub struct Collected {
 /// Removes cache entries and uploaded files no template of `templates` uses, and pulled
 /// images no build, sandbox or snapshot runs on.
 pub fn collect_garbage(
-    shared: &Shared,
+    shared: &Control,
     templates: &[BuiltTemplate],
     files_in_use: &[String],
 ) -> Collected {
@@ -374,7 +375,7 @@ pub fn collect_garbage(
 }
 
 /// At start: half-made cache entries and uploads go.
-pub fn recover(shared: &Shared) {
+pub fn recover(shared: &Control) {
     cache(shared).recover();
     if let Ok(entries) = std::fs::read_dir(shared.config.state_dir.join(FILES_DIR)) {
         for entry in entries.flatten() {
@@ -386,7 +387,7 @@ pub fn recover(shared: &Shared) {
 }
 
 /// The archive a `COPY` step's files were uploaded as.
-pub fn archive_path(shared: &Shared, files_hash: &str) -> PathBuf {
+pub fn archive_path(shared: &Control, files_hash: &str) -> PathBuf {
     shared.config.state_dir.join(FILES_DIR).join(files_hash)
 }
 
@@ -461,7 +462,7 @@ impl Failure {
 }
 
 /// Starts `build_id` of `template_id` in the background.
-pub fn start(shared: &Arc<Shared>, build_id: String, definition: Definition, steps: Vec<Step>) {
+pub fn start(shared: &Arc<Control>, build_id: String, definition: Definition, steps: Vec<Step>) {
     let Some(progress) = shared.builds.get(&build_id) else { return };
     lock(&progress).status = Status::Building;
     let shared = shared.clone();
@@ -489,7 +490,7 @@ pub fn start(shared: &Arc<Shared>, build_id: String, definition: Definition, ste
 }
 
 async fn run(
-    shared: &Arc<Shared>,
+    shared: &Arc<Control>,
     build_id: &str,
     progress: &Arc<Mutex<Progress>>,
     definition: &Definition,
@@ -655,7 +656,7 @@ async fn run(
 
 /// Points `tags` of the build's template at it and removes the builds no tag points to
 /// any more.
-async fn publish(shared: &Shared, build: &Build, tags: &[String]) -> anyhow::Result<()> {
+async fn publish(shared: &Control, build: &Build, tags: &[String]) -> anyhow::Result<()> {
     let _names = shared.names_lock.lock().await;
     if !templates::index(shared).tag_build(&build.template_id, &build.build_id, tags)? {
         bail!("template {} was deleted during its build", build.template_id);
@@ -664,7 +665,7 @@ async fn publish(shared: &Shared, build: &Build, tags: &[String]) -> anyhow::Res
 }
 
 /// Records that `template_id` used these cache entries (so they stay while it lives).
-fn mark_used(shared: &Shared, keys: &[String], template_id: &str) {
+fn mark_used(shared: &Control, keys: &[String], template_id: &str) {
     let store = cache(shared);
     for entry in store.list(|e: &CacheEntry| &e.key) {
         if keys.contains(&entry.key) && !entry.template_ids.iter().any(|id| id == template_id) {
@@ -685,7 +686,7 @@ struct BuildSandbox {
 
 impl BuildSandbox {
     async fn start(
-        shared: &Arc<Shared>,
+        shared: &Arc<Control>,
         base: &str,
         files: Option<PathBuf>,
         isolation: Option<Isolation>,
@@ -716,7 +717,7 @@ impl BuildSandbox {
             checkpoint: None,
         };
         let slot = match files {
-            Some(dir) => fork::from_files(shared, &record, dir).await?,
+            Some(dir) => fork::from_files(&shared.shared, &record, dir).await?,
             None => {
                 let slot = shared.insert_new(&record)?;
                 // A `creating` record: a daemon killed during the build removes it.
@@ -730,10 +731,10 @@ impl BuildSandbox {
         slot.lock().building = true;
         let started = {
             let _ops = slot.ops.lock().await;
-            lifecycle::start(shared, &slot).await
+            lifecycle::start(&shared.shared, &slot).await
         };
         if let Err(e) = started {
-            let _ = lifecycle::kill(shared, &slot).await;
+            let _ = lifecycle::kill(&shared.shared, &slot).await;
             return Err(e);
         }
         let port = {
@@ -743,7 +744,7 @@ impl BuildSandbox {
             inner.envd.clone()
         };
         let Some(port) = port else {
-            let _ = lifecycle::kill(shared, &slot).await;
+            let _ = lifecycle::kill(&shared.shared, &slot).await;
             anyhow::bail!("the build sandbox has no envd");
         };
         let envd = Envd { port, access_token: slot.record().envd_access_token };
@@ -758,7 +759,7 @@ impl BuildSandbox {
     /// Runs one step; the error is the build's failure message.
     async fn run_step(
         &self,
-        shared: &Shared,
+        shared: &Control,
         step: &Step,
         context: &StepContext,
         log: &mut (dyn FnMut(&'static str, String) + Send),
@@ -859,7 +860,7 @@ impl BuildSandbox {
     /// Keeps the sandbox's files as the cache entry `key` (unless one exists).
     async fn keep_step(
         &self,
-        shared: &Arc<Shared>,
+        shared: &Arc<Control>,
         key: &str,
         template_id: &str,
     ) -> anyhow::Result<()> {
@@ -893,7 +894,7 @@ impl BuildSandbox {
     }
 
     /// Stops the sandbox's processes and keeps its files as `build`.
-    async fn finish(&self, shared: &Arc<Shared>, build: &Build) -> anyhow::Result<()> {
+    async fn finish(&self, shared: &Arc<Control>, build: &Build) -> anyhow::Result<()> {
         {
             let _ops = self.slot.ops.lock().await;
             lifecycle::stop(&self.slot).await;
@@ -908,9 +909,9 @@ impl BuildSandbox {
         .context("the build task panicked")?
     }
 
-    async fn kill(self, shared: &Arc<Shared>) {
+    async fn kill(self, shared: &Arc<Control>) {
         let _ops = self.slot.ops.lock().await;
-        if let Err(e) = lifecycle::kill(shared, &self.slot).await {
+        if let Err(e) = lifecycle::kill(&shared.shared, &self.slot).await {
             tracing::error!(sandbox = %self.slot.id, error = format!("{e:#}"), "removing a build sandbox");
         }
     }
@@ -968,7 +969,7 @@ echo "copied ${{#matches[@]}} item(s) to $dest"
 /// Writes an uploaded archive for `files_hash` from `body`, at most
 /// [`MAX_UPLOAD_BYTES`]; an existing one is replaced whole.
 pub async fn receive_upload(
-    shared: &Shared,
+    shared: &Control,
     files_hash: &str,
     mut stream: impl futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Unpin,
 ) -> ControlResult<u64> {

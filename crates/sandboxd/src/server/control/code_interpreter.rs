@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::server::Shared;
 use crate::server::builds::{self, Definition, Progress, Status, StepBody};
+use crate::server::context::Control;
 use crate::server::control_error::{ControlError, ControlResult};
 use crate::server::files::{now_ms, random_hex};
 use crate::server::templates::{self, BuiltTemplate, DEFAULT_TAG};
@@ -133,7 +133,7 @@ pub struct Recipe {
 }
 
 impl Recipe {
-    pub fn of(shared: &Shared) -> Recipe {
+    pub fn of(shared: &Control) -> Recipe {
         let venv_dir = VENV.trim_end_matches("/venv");
         // rfc3987-syntax (pulled in by jupyter-events' jsonschema extras) builds a grammar
         // when imported: some 1.4 s of every jupyter-server start. jsonschema does
@@ -206,7 +206,7 @@ static BUILDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Makes sure `code-interpreter-v1` is built from this daemon's recipe (builds it, and
 /// waits, if not).
-pub async fn ensure(shared: &Arc<Shared>) -> ControlResult<()> {
+pub async fn ensure(shared: &Arc<Control>) -> ControlResult<()> {
     let recipe = Recipe::of(shared);
     let _one = BUILDING.lock().await;
     let index = templates::index(shared);
@@ -224,7 +224,7 @@ pub async fn ensure(shared: &Arc<Shared>) -> ControlResult<()> {
 
 /// Drops the tags of earlier recipes, and the builds only they kept (a sandbox made from
 /// one has its own copy of its files).
-async fn forget_older_recipes(shared: &Shared, current: &str) {
+async fn forget_older_recipes(shared: &Control, current: &str) {
     let _names = shared.names_lock.lock().await;
     let index = templates::index(shared);
     let mut all = index.all();
@@ -243,7 +243,7 @@ async fn forget_older_recipes(shared: &Shared, current: &str) {
     }
 }
 
-async fn build(shared: &Arc<Shared>, recipe: Recipe) -> ControlResult<()> {
+async fn build(shared: &Arc<Control>, recipe: Recipe) -> ControlResult<()> {
     let steps = builds::check_steps(&recipe.definition)
         .map_err(|e| ControlError::Internal(anyhow::anyhow!("the {NAME} recipe: {e}")))?;
     let template_id = {

@@ -1,6 +1,7 @@
 pub(crate) mod build_progress;
 pub(crate) mod builds;
 pub(crate) mod code_interpreter;
+pub(crate) mod context;
 pub(crate) mod error;
 pub(crate) mod snapshots;
 pub(crate) mod templates;

@@ -18,10 +18,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::server::Slot;
+use crate::server::context::Control;
 use crate::server::control_error::{ControlError, ControlResult};
 use crate::server::described::{Described, remove_dir};
 use crate::server::files::{now_ms, random_hex};
-use crate::server::{Shared, Slot};
 use crate::spec::Isolation;
 
 pub use crate::server::held_blocks::SNAPSHOTS_DIR as DIR;
@@ -92,24 +93,24 @@ fn check_name(name: &str) -> ControlResult<String> {
     }
 }
 
-fn store(shared: &Shared) -> Described {
+fn store(shared: &Control) -> Described {
     Described::new(shared.store.root().join(DIR), "snapshot")
 }
 
 /// The directory holding `snapshot`'s files.
-pub fn files(shared: &Shared, snapshot: &Snapshot) -> PathBuf {
+pub fn files(shared: &Control, snapshot: &Snapshot) -> PathBuf {
     store(shared).dir(&snapshot.key)
 }
 
 /// Every snapshot, newest first.
-pub fn list(shared: &Shared) -> Vec<Snapshot> {
+pub fn list(shared: &Control) -> Vec<Snapshot> {
     let mut snapshots: Vec<Snapshot> = store(shared).list(|s: &Snapshot| &s.key);
     snapshots.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(a.key.cmp(&b.key)));
     snapshots
 }
 
 /// The snapshot `reference` names, if any.
-pub fn find(shared: &Shared, reference: &str) -> Option<Snapshot> {
+pub fn find(shared: &Control, reference: &str) -> Option<Snapshot> {
     list(shared).into_iter().find(|s| s.is_named(reference))
 }
 
@@ -117,7 +118,7 @@ pub fn find(shared: &Shared, reference: &str) -> Option<Snapshot> {
 /// `ops` lock). A running gVisor sandbox's memory is taken too: saved next to its files,
 /// copied with them, and the sandbox goes on from that checkpoint.
 pub async fn take(
-    shared: &Arc<Shared>,
+    shared: &Arc<Control>,
     slot: &Slot,
     name: Option<String>,
 ) -> ControlResult<Snapshot> {
@@ -145,7 +146,7 @@ pub async fn take(
     }
     let record = slot.record();
     let copied = copy(shared, &record, names).await;
-    if running_gvisor && let Err(e) = crate::server::lifecycle::start(shared, slot).await {
+    if running_gvisor && let Err(e) = crate::server::lifecycle::start(&shared.shared, slot).await {
         // Its memory and files are kept: it is paused, and a resume restores it.
         tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "restoring a sandbox after its snapshot");
         slot.lock().record.phase = crate::server::record::Phase::Paused;
@@ -156,7 +157,7 @@ pub async fn take(
 
 /// The snapshot of `record`'s directory as it is now.
 async fn copy(
-    shared: &Arc<Shared>,
+    shared: &Arc<Control>,
     record: &crate::server::record::Record,
     names: Vec<String>,
 ) -> ControlResult<Snapshot> {
@@ -197,7 +198,7 @@ async fn copy(
 }
 
 /// Deletes the snapshot `reference` names; `false` when there is none.
-pub async fn delete(shared: &Arc<Shared>, reference: &str) -> ControlResult<bool> {
+pub async fn delete(shared: &Arc<Control>, reference: &str) -> ControlResult<bool> {
     let _writing = shared.names_lock.lock().await;
     let Some(snapshot) = find(shared, reference) else { return Ok(false) };
     let snapshots = store(shared);
@@ -209,7 +210,7 @@ pub async fn delete(shared: &Arc<Shared>, reference: &str) -> ControlResult<bool
 }
 
 /// At start: removes snapshot directories without a description (half-made).
-pub fn recover(shared: &Shared) {
+pub fn recover(shared: &Control) {
     store(shared).recover();
 }
 

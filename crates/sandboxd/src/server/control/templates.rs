@@ -18,9 +18,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::server::Shared;
+use crate::server::context::Control;
 use crate::server::described::Described;
 use crate::server::files::{now_ms, write_private};
+use crate::server::shared::Shared;
 use crate::spec::Isolation;
 
 /// The index of templates, in the state directory.
@@ -265,7 +266,7 @@ impl Index<'_> {
 /// Removes what no template, build, sandbox or snapshot uses any more: builds no tag
 /// points to, then (see [`crate::server::builds::collect_garbage`]) step cache entries, uploads
 /// and pulled images. Runs at start, after a template's deletion, and on `POST /gc`.
-pub fn collect(shared: &Shared) -> crate::server::builds::Collected {
+pub fn collect(shared: &Control) -> crate::server::builds::Collected {
     let index = index(shared);
     let all = index.all();
     index.remove_unreferenced_builds(&all);
@@ -276,7 +277,7 @@ pub fn collect(shared: &Shared) -> crate::server::builds::Collected {
 /// At start: half-made builds go, tags that point to a build that is gone, builds no
 /// tag points to, and cache entries and uploads no template uses. A template without a
 /// build (its first build failed) stays: it can be built again or deleted.
-pub fn recover(shared: &Shared) {
+pub fn recover(shared: &Control) {
     builds_store(shared).recover();
     crate::server::builds::recover(shared);
     let index = index(shared);

@@ -15,19 +15,19 @@ use std::path::Path;
 
 use crate::spec::IdRange;
 
-use crate::server::Shared;
+use crate::server::context::Control;
 use crate::server::volumes;
 
 /// Moves every volume still without a block into [`IdRange::VOLUMES`]. A volume that
 /// cannot be moved is logged and left as it was: sandboxes still mount it (through the
 /// idmapping of the inside ids), and the next start tries again.
-pub fn migrate(shared: &Shared) {
-    for volume in volumes::list(shared).into_iter().filter(|v| v.ids.is_none()) {
+pub fn migrate(shared: &Control) {
+    for volume in volumes::list(&shared.store).into_iter().filter(|v| v.ids.is_none()) {
         let started = std::time::Instant::now();
-        let dir = volumes::files(shared, &volume);
+        let dir = volumes::files(&shared.store, &volume);
         let moved =
             shift_owners(&dir, IdRange::VOLUMES).map_err(anyhow::Error::from).and_then(|entries| {
-                volumes::set_block(shared, &volume, IdRange::VOLUMES)?;
+                volumes::set_block(&shared.store, &volume, IdRange::VOLUMES)?;
                 Ok(entries)
             });
         match moved {

@@ -22,14 +22,14 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::btrfs;
-use crate::server::Shared;
+use crate::server::context::Control;
 use crate::server::control_error::{ControlError, ControlResult};
 use crate::server::described::remove_dir;
 
 /// The size of a volume whose request names none, in MiB: the daemon's `volume_mb`, else
 /// the sandboxes' `disk_mb`; 0 (no quota for sandboxes) or more than the image gives the
 /// image's size. 0 without the image (there are no volumes then).
-pub fn default_mb(shared: &Shared) -> u64 {
+pub fn default_mb(shared: &Control) -> u64 {
     let Some(image_mb) = shared.disk.image_mb() else { return 0 };
     match shared.config.volume_mb.unwrap_or(shared.config.defaults.disk_mb) {
         0 => image_mb,
@@ -39,7 +39,7 @@ pub fn default_mb(shared: &Shared) -> u64 {
 
 /// The create request's `sizeMB`: a whole number of MiB from 1 to the image's size;
 /// absent (or `null`), [`default_mb`].
-pub fn requested_mb(shared: &Shared, raw: Option<&Value>) -> ControlResult<u64> {
+pub fn requested_mb(shared: &Control, raw: Option<&Value>) -> ControlResult<u64> {
     let image_mb = shared.disk.image_mb().unwrap_or(0);
     let mb = match raw {
         None | Some(Value::Null) => return Ok(default_mb(shared)),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::btrfs;
-use crate::server::Shared;
+use crate::server::context::Control;
 use crate::server::described::{Described, remove_dir};
 use crate::server::volume_quota::{default_mb, limit};
 use crate::server::volumes::{self, Volume};
@@ -36,13 +36,13 @@ const CONVERTING: &str = "converting";
 /// the state by whether `<key>` is a subvolume: it removes any `<key>.converting`, then
 /// converts `<key>` if it is still a plain directory, or only sets the limit and records
 /// the size if the daemon died after the swap.
-pub fn migrate_to_subvolumes(shared: &Shared) {
+pub fn migrate_to_subvolumes(shared: &Control) {
     if shared.disk.image_mb().is_none() {
         return;
     }
-    let store = volumes::store(shared);
+    let store = volumes::store(&shared.store);
     let default = default_mb(shared);
-    for mut volume in volumes::list(shared) {
+    for mut volume in volumes::list(&shared.store) {
         let started = Instant::now();
         match convert(&store, &mut volume, default) {
             Ok(false) => {}

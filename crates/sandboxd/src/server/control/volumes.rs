@@ -16,105 +16,18 @@
 //! A volume mounted by a sandbox (running or paused) cannot be deleted (409): kill the
 //! sandboxes first.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-use crate::server::Shared;
+use crate::server::context::Control;
 use crate::server::control_error::{ControlError, ControlResult};
-use crate::server::described::Described;
 use crate::server::files::{now_ms, random_hex, set_mode};
 use crate::spec::IdRange;
 
-/// The directory, among the sandboxes' (in the disk image).
-pub const DIR: &str = ".volumes";
+pub use crate::server::volume_records::{
+    Volume, block, by_id, by_name, files, list, set_block, store,
+};
 /// Owner of a new volume's root inside every sandbox: `user`.
 const VOLUME_OWNER: u32 = 1000;
-
-/// A volume as kept in `<key>.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Volume {
-    /// The directory's name.
-    pub key: String,
-    #[serde(rename = "volumeID")]
-    pub volume_id: String,
-    pub name: String,
-    /// E2B's token for the volume content API (`volume_content.rs`).
-    pub token: String,
-    pub created_at_ms: u64,
-    /// The host block its files are owned by; `None` for a volume made before volumes
-    /// had one (its files keep the inside ids until `volume_ids::migrate` moves them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ids: Option<IdRange>,
-    /// Its size in MiB, its subvolume's limit (`volume_quota.rs`); 0 in a record from
-    /// before sizes (converted at start).
-    #[serde(default, rename = "sizeMB")]
-    pub size_mb: u64,
-}
-
-impl Volume {
-    /// E2B's Volume.
-    pub fn listed(&self) -> serde_json::Value {
-        let mut value = serde_json::json!({"volumeID": self.volume_id, "name": self.name});
-        self.add_size(&mut value);
-        value
-    }
-
-    /// E2B's VolumeAndToken.
-    pub fn with_token(&self) -> serde_json::Value {
-        let mut value = serde_json::json!({
-            "volumeID": self.volume_id, "name": self.name, "token": self.token
-        });
-        self.add_size(&mut value);
-        value
-    }
-
-    /// dsh extension: `sizeMB` (E2B's SDKs keep fields they do not know aside). A volume
-    /// that could not be converted to a sized one has none.
-    fn add_size(&self, value: &mut serde_json::Value) {
-        if self.size_mb != 0 {
-            value["sizeMB"] = self.size_mb.into();
-        }
-    }
-}
-
-pub(crate) fn store(shared: &Shared) -> Described {
-    Described::new(shared.store.root().join(DIR), "volume")
-}
-
-/// The directory holding `volume`'s files: a subvolume limited to the volume's size
-/// (`volume_quota.rs`).
-pub fn files(shared: &Shared, volume: &Volume) -> PathBuf {
-    store(shared).dir(&volume.key)
-}
-
-/// The host block `volume`'s files are owned by (the ids themselves for an old volume
-/// not yet moved).
-pub fn block(volume: &Volume) -> IdRange {
-    volume.ids.unwrap_or(IdRange { host_base: 0 })
-}
-
-/// Records that `volume`'s files are now owned by `ids`.
-pub fn set_block(shared: &Shared, volume: &Volume, ids: IdRange) -> anyhow::Result<()> {
-    store(shared).describe(&volume.key, &Volume { ids: Some(ids), ..volume.clone() })
-}
-
-/// Every volume, oldest first.
-pub fn list(shared: &Shared) -> Vec<Volume> {
-    let mut volumes: Vec<Volume> = store(shared).list(|v: &Volume| &v.key);
-    volumes.sort_by(|a, b| a.created_at_ms.cmp(&b.created_at_ms).then(a.key.cmp(&b.key)));
-    volumes
-}
-
-pub fn by_id(shared: &Shared, id: &str) -> Option<Volume> {
-    list(shared).into_iter().find(|v| v.volume_id == id)
-}
-
-pub fn by_name(shared: &Shared, name: &str) -> Option<Volume> {
-    list(shared).into_iter().find(|v| v.name == name)
-}
 
 /// A volume name: 1 to 128 of `[A-Za-z0-9._-]`.
 fn check_name(name: &str) -> ControlResult<()> {
@@ -130,7 +43,7 @@ fn check_name(name: &str) -> ControlResult<()> {
 
 /// Makes the volume `name`, of the request's `sizeMB` (`volume_quota::requested_mb`).
 pub async fn create(
-    shared: &Arc<Shared>,
+    shared: &Arc<Control>,
     name: &str,
     size: Option<&serde_json::Value>,
 ) -> ControlResult<Volume> {
@@ -142,7 +55,7 @@ pub async fn create(
     }
     let size_mb = crate::server::volume_quota::requested_mb(shared, size)?;
     let _writing = shared.names_lock.lock().await;
-    if by_name(shared, name).is_some() {
+    if by_name(&shared.store, name).is_some() {
         return Err(ControlError::Conflict(format!("volume '{name}' already exists")));
     }
     let key = random_hex(10);
@@ -155,7 +68,7 @@ pub async fn create(
         ids: Some(IdRange::VOLUMES),
         size_mb,
     };
-    let volumes = store(shared);
+    let volumes = store(&shared.store);
     let kept = volume.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         volumes.prepare()?;
@@ -174,9 +87,9 @@ pub async fn create(
 }
 
 /// Deletes a volume no sandbox mounts; `Ok(false)` when there is none by that id.
-pub async fn delete(shared: &Arc<Shared>, id: &str) -> ControlResult<bool> {
+pub async fn delete(shared: &Arc<Control>, id: &str) -> ControlResult<bool> {
     let _writing = shared.names_lock.lock().await;
-    let Some(volume) = by_id(shared, id) else { return Ok(false) };
+    let Some(volume) = by_id(&shared.store, id) else { return Ok(false) };
     let users: Vec<String> = shared
         .slots()
         .iter()
@@ -194,7 +107,7 @@ pub async fn delete(shared: &Arc<Shared>, id: &str) -> ControlResult<bool> {
             users.join(", ")
         )));
     }
-    let volumes = store(shared);
+    let volumes = store(&shared.store);
     tokio::task::spawn_blocking(move || volumes.remove(&volume.key))
         .await
         .map_err(|e| ControlError::Internal(anyhow::anyhow!("the volume task panicked: {e}")))?
@@ -204,6 +117,6 @@ pub async fn delete(shared: &Arc<Shared>, id: &str) -> ControlResult<bool> {
 
 /// At start: removes volume directories without a description (half-made or
 /// half-deleted).
-pub fn recover(shared: &Shared) {
-    store(shared).recover();
+pub fn recover(shared: &Control) {
+    store(&shared.store).recover();
 }

@@ -12,22 +12,23 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::server::context::Control;
 use crate::server::files::{now_ms, random_hex, rfc3339};
 use crate::server::network::Egress;
 use crate::server::pool;
 use crate::server::record::{NetworkSettings, Phase, Record, VolumeMountRecord};
 use crate::server::slot::Slot;
 use crate::server::{
-    ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, Shared, fork,
-    lifecycle, proxy, snapshots, volumes,
+    ApiError, CLIENT_ID, DEFAULT_TIMEOUT_SECS, ENVD_VERSION, MAX_TIMEOUT_SECS, fork, lifecycle,
+    proxy, snapshots, volumes,
 };
 
 use crate::server::api_body::{
     ApiResult, JsonBody, check_limits, constant_time_eq, detached, parse_body, runtime_for,
 };
-type S = State<Arc<Shared>>;
+type S = State<Arc<Control>>;
 
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<Control>) -> Router {
     let control = Router::new()
         .route("/sandboxes", get(list_v1).post(create))
         .route("/v2/sandboxes", get(list_v2).post(create))
@@ -196,7 +197,7 @@ fn timeout_secs(timeout: Option<i64>) -> ApiResult<u64> {
     }
 }
 
-fn sandbox_json(shared: &Shared, record: &Record) -> Value {
+fn sandbox_json(shared: &Control, record: &Record) -> Value {
     let mut value = json!({
         "templateID": template_id(record),
         "sandboxID": record.sandbox_id,
@@ -267,7 +268,7 @@ fn state_name(phase: Phase) -> &'static str {
     }
 }
 
-fn listed_json(shared: &Shared, record: &Record) -> Value {
+fn listed_json(shared: &Control, record: &Record) -> Value {
     let mut value = json!({
         "templateID": template_id(record),
         "sandboxID": record.sandbox_id,
@@ -288,7 +289,7 @@ fn listed_json(shared: &Shared, record: &Record) -> Value {
     value
 }
 
-fn detail_json(shared: &Shared, record: &Record) -> Value {
+fn detail_json(shared: &Control, record: &Record) -> Value {
     let mut value = listed_json(shared, record);
     value["domain"] = json!(shared.config.domain);
     if let Some(token) = &record.envd_access_token {
@@ -298,7 +299,7 @@ fn detail_json(shared: &Shared, record: &Record) -> Value {
 }
 
 /// The slot of a sandbox that exists (created, not killed).
-fn existing(shared: &Shared, id: &str) -> ApiResult<Arc<Slot>> {
+fn existing(shared: &Control, id: &str) -> ApiResult<Arc<Slot>> {
     shared
         .slot(id)
         .filter(|slot| {
@@ -308,7 +309,7 @@ fn existing(shared: &Shared, id: &str) -> ApiResult<Arc<Slot>> {
         .ok_or_else(|| ApiError::not_found(id))
 }
 
-fn save(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
+fn save(shared: &Control, slot: &Slot) -> ApiResult<Record> {
     let record = slot.record();
     shared.store.save(&record).map_err(|e| ApiError::internal(&e.into()))?;
     Ok(record)
@@ -316,7 +317,7 @@ fn save(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
 
 /// [`save`] without waiting for the disk (`Store::save_unsynced`): a create's records
 /// and a moved deadline.
-fn save_unsynced(shared: &Shared, slot: &Slot) -> ApiResult<Record> {
+fn save_unsynced(shared: &Control, slot: &Slot) -> ApiResult<Record> {
     let record = slot.record();
     shared.store.save_unsynced(&record).map_err(|e| ApiError::internal(&e.into()))?;
     Ok(record)
@@ -359,13 +360,13 @@ struct VolumeMountBody {
 /// The create request's volume mounts, each volume found by name and each path checked
 /// (`template_paths`: what the template shows from the host).
 fn volume_mounts(
-    shared: &Shared,
+    shared: &Control,
     mounts: Vec<VolumeMountBody>,
     template_paths: &[std::path::PathBuf],
 ) -> ApiResult<Vec<VolumeMountRecord>> {
     let mut resolved: Vec<VolumeMountRecord> = Vec::new();
     for mount in mounts {
-        let volume = volumes::by_name(shared, &mount.name).ok_or_else(|| {
+        let volume = volumes::by_name(&shared.store, &mount.name).ok_or_else(|| {
             ApiError::bad_request(format!("volumeMounts: volume '{}' not found", mount.name))
         })?;
         crate::spec::validate_volume_path(std::path::Path::new(&mount.path), template_paths)
@@ -536,13 +537,13 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
             && record.memory_mb.is_none()
             && record.volume_mounts.is_empty()
             && record.runtime == crate::gvisor::Runtime::Native;
-        if poolable && let Some(slot) = pool::take(&shared, &record.template_id) {
+        if poolable && let Some(slot) = pool::take(&shared.shared, &record.template_id) {
             let _ops = slot.ops.lock().await;
-            match pool::hand_out(&shared, &slot, &record).await {
+            match pool::hand_out(&shared.shared, &slot, &record).await {
                 Ok(()) => return created(&shared, &slot, timeout),
                 Err(e) => {
                     tracing::warn!(sandbox = %slot.id, error = format!("{e:#}"), "a pooled sandbox failed at hand-out; creating one");
-                    pool::discard(&shared, &slot).await;
+                    pool::discard(&shared.shared, &slot).await;
                 }
             }
         }
@@ -555,9 +556,9 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
             shared.remove_slot(&id);
             return Err(e);
         }
-        if let Err(e) = lifecycle::start(&shared, &slot).await {
+        if let Err(e) = lifecycle::start(&shared.shared, &slot).await {
             let error = ApiError::internal(&e.context(format!("creating sandbox {id}")));
-            if let Err(e) = lifecycle::kill(&shared, &slot).await {
+            if let Err(e) = lifecycle::kill(&shared.shared, &slot).await {
                 tracing::error!(sandbox = %id, error = format!("{e:#}"), "cleaning up a failed create");
             }
             return Err(error);
@@ -568,27 +569,27 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
 }
 
 /// What the record's template shows from the host (volume paths may not be there).
-fn template_paths(shared: &Shared, record: &Record) -> Vec<std::path::PathBuf> {
+fn template_paths(shared: &Control, record: &Record) -> Vec<std::path::PathBuf> {
     shared.template(&record.template_id).map(|t| t.read_only_paths).unwrap_or_default()
 }
 
 /// A sandbox whose files start as a copy of `files` (a snapshot's, a built template's),
 /// keeping the record's uid block (they are owned by it); `what` names the source.
 async fn create_from_files(
-    shared: &Arc<Shared>,
+    shared: &Arc<Control>,
     record: Record,
     files: std::path::PathBuf,
     what: &str,
     timeout: u64,
 ) -> ApiResult<Response> {
-    let slot = fork::from_files(shared, &record, files)
+    let slot = fork::from_files(&shared.shared, &record, files)
         .await
         .map_err(|e| ApiError::internal(&e.context(format!("creating a sandbox from {what}"))))?;
     let _ops = slot.ops.lock().await;
     let id = slot.id.clone();
-    if let Err(e) = lifecycle::start(shared, &slot).await {
+    if let Err(e) = lifecycle::start(&shared.shared, &slot).await {
         let error = ApiError::internal(&e.context(format!("creating sandbox {id} from {what}")));
-        if let Err(e) = lifecycle::kill(shared, &slot).await {
+        if let Err(e) = lifecycle::kill(&shared.shared, &slot).await {
             tracing::error!(sandbox = %id, error = format!("{e:#}"), "cleaning up a failed create");
         }
         return Err(error);
@@ -598,13 +599,13 @@ async fn create_from_files(
 
 /// A sandbox just made ready for its owner: its clock starts now, it is saved, and the
 /// create answers 201 with it.
-fn created(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Response> {
+fn created(shared: &Control, slot: &Slot, timeout: u64) -> ApiResult<Response> {
     let record = start_clock(shared, slot, timeout)?;
     Ok((StatusCode::CREATED, axum::Json(sandbox_json(shared, &record))).into_response())
 }
 
 /// Starts a ready sandbox's clock (`timeout` seconds from now) and saves it.
-fn start_clock(shared: &Shared, slot: &Slot, timeout: u64) -> ApiResult<Record> {
+fn start_clock(shared: &Control, slot: &Slot, timeout: u64) -> ApiResult<Record> {
     {
         let mut inner = slot.lock();
         let now = now_ms();
@@ -713,13 +714,14 @@ async fn create_volume(
 
 /// `GET /volumes`: 200 `[Volume]`, oldest first.
 async fn list_volumes(State(shared): S) -> Response {
-    let volumes: Vec<Value> = volumes::list(&shared).iter().map(volumes::Volume::listed).collect();
+    let volumes: Vec<Value> =
+        volumes::list(&shared.store).iter().map(volumes::Volume::listed).collect();
     axum::Json(volumes).into_response()
 }
 
 /// `GET /volumes/{id}`: 200 VolumeAndToken.
 async fn get_volume(State(shared): S, Path(id): Path<String>) -> ApiResult<Response> {
-    let volume = volumes::by_id(&shared, &id)
+    let volume = volumes::by_id(&shared.store, &id)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found")))?;
     Ok(axum::Json(volume.with_token()).into_response())
 }
@@ -791,7 +793,7 @@ async fn fork(
             };
             let mut made = Vec::new();
             for _ in 0..count {
-                made.push(fork::make(&shared, &record).await);
+                made.push(fork::make(&shared.shared, &record).await);
             }
             // The forks start side by side, while the parent (still under its lock) is
             // restored, a gVisor one, or is free again.
@@ -800,10 +802,10 @@ async fn fork(
                 starts.spawn(async move {
                     let slot = slot.map_err(|e| ApiError::internal(&e))?;
                     let _ops = slot.ops.lock().await;
-                    if let Err(e) = lifecycle::start(&shared, &slot).await {
+                    if let Err(e) = lifecycle::start(&shared.shared, &slot).await {
                         let error =
                             ApiError::internal(&e.context(format!("starting fork {}", slot.id)));
-                        if let Err(e) = lifecycle::kill(&shared, &slot).await {
+                        if let Err(e) = lifecycle::kill(&shared.shared, &slot).await {
                             tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "cleaning up a failed fork");
                         }
                         return Err(error);
@@ -811,7 +813,7 @@ async fn fork(
                     start_clock(&shared, &slot, timeout)
                 });
             }
-            if with_memory && let Err(e) = lifecycle::start(&shared, &parent).await {
+            if with_memory && let Err(e) = lifecycle::start(&shared.shared, &parent).await {
                 // Its memory and files are kept: it is paused, and a resume restores it.
                 tracing::error!(sandbox = %id, error = format!("{e:#}"), "restoring a forked sandbox");
                 parent.lock().record.phase = Phase::Paused;
@@ -947,7 +949,9 @@ async fn kill(State(shared): S, Path(id): Path<String>) -> ApiResult<StatusCode>
         if slot.lock().gone {
             return Err(ApiError::not_found(&id));
         }
-        lifecycle::kill_then_tear_down(&shared, &slot).await.map_err(|e| ApiError::internal(&e))?;
+        lifecycle::kill_then_tear_down(&shared.shared, &slot)
+            .await
+            .map_err(|e| ApiError::internal(&e))?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await
@@ -1015,7 +1019,7 @@ async fn resume(
 }
 
 async fn resume_or_extend(
-    shared: Arc<Shared>,
+    shared: Arc<Control>,
     id: String,
     timeout: u64,
     auto_pause: Option<bool>,
@@ -1046,7 +1050,7 @@ async fn resume_or_extend(
             let record = save_unsynced(&shared, &slot)?;
             return Ok((StatusCode::OK, axum::Json(sandbox_json(&shared, &record))).into_response());
         }
-        if let Err(e) = lifecycle::start(&shared, &slot).await {
+        if let Err(e) = lifecycle::start(&shared.shared, &slot).await {
             slot.lock().record.phase = Phase::Paused;
             return Err(ApiError::internal(&e.context(format!("resuming sandbox {id}"))));
         }
@@ -1218,7 +1222,7 @@ fn parse_list_query(
     })
 }
 
-fn list(shared: &Shared, query: &ListQuery) -> (Vec<Value>, Option<String>, usize) {
+fn list(shared: &Control, query: &ListQuery) -> (Vec<Value>, Option<String>, usize) {
     let mut records: Vec<Record> = shared
         .slots()
         .iter()

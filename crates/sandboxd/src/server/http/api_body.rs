@@ -9,7 +9,8 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 
-use crate::server::{ApiError, Shared};
+use crate::server::ApiError;
+use crate::server::context::Control;
 
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
@@ -91,7 +92,7 @@ pub(crate) async fn detached<T: Send + 'static>(
 /// The runtime a create asks for, checked: a typed 400 for an unknown one, or gVisor
 /// on a host without runsc.
 pub(crate) fn runtime_for(
-    shared: &Shared,
+    shared: &Control,
     asked: Option<&str>,
 ) -> ApiResult<crate::gvisor::Runtime> {
     let runtime = match asked {

@@ -15,15 +15,16 @@ use serde_json::{Value, json};
 
 use crate::server::api_body::{JsonBody, check_limits, constant_time_eq, detached, runtime_for};
 use crate::server::builds::{self, Definition, Progress, Status};
+use crate::server::context::Control;
 use crate::server::files::{now_ms, random_hex, rfc3339};
 use crate::server::templates::{self, BuiltTemplate, DEFAULT_TAG, Reference, Tag};
-use crate::server::{ApiError, ENVD_VERSION, Shared};
+use crate::server::{ApiError, ENVD_VERSION};
 
 type ApiResult<T> = Result<T, ApiError>;
-type S = State<Arc<Shared>>;
+type S = State<Arc<Control>>;
 
 /// The routes behind the API key.
-pub(crate) fn router() -> Router<Arc<Shared>> {
+pub(crate) fn router() -> Router<Arc<Control>> {
     Router::new()
         .route("/v3/templates", post(request_build))
         .route("/templates", get(list))
@@ -36,7 +37,7 @@ pub(crate) fn router() -> Router<Arc<Shared>> {
 }
 
 /// Runs [`templates::collect`] off the async threads.
-async fn collect(shared: &Arc<Shared>) -> ApiResult<builds::Collected> {
+async fn collect(shared: &Arc<Control>) -> ApiResult<builds::Collected> {
     let owner = shared.clone();
     tokio::task::spawn_blocking(move || templates::collect(&owner))
         .await
@@ -54,7 +55,7 @@ async fn collect_garbage(State(shared): S) -> ApiResult<Response> {
 
 /// The upload route: the SDK puts the archive to the link it was given without the API
 /// key (as to a presigned URL), so the link carries a signature instead.
-pub(crate) fn uploads() -> Router<Arc<Shared>> {
+pub(crate) fn uploads() -> Router<Arc<Control>> {
     Router::new().route("/template-files/{hash}", put(upload))
 }
 
@@ -386,7 +387,7 @@ async fn list_tags(State(shared): S, Path(id): Path<String>) -> ApiResult<Respon
 }
 
 /// One template as E2B lists it.
-fn template_json(shared: &Shared, template: &BuiltTemplate) -> Value {
+fn template_json(shared: &Control, template: &BuiltTemplate) -> Value {
     let index = templates::index(shared);
     let latest = template.tags.values().max_by_key(|t| t.assigned_at_ms);
     let build = latest.and_then(|tag| index.build(&tag.build_id));
@@ -423,14 +424,14 @@ async fn list(State(shared): S) -> Response {
 }
 
 /// A built template by id or name, for `GET /templates/aliases/{alias}`.
-pub(crate) fn alias(shared: &Shared, alias: &str) -> Option<Value> {
+pub(crate) fn alias(shared: &Control, alias: &str) -> Option<Value> {
     let template = templates::index(shared).find(alias)?;
     Some(json!({"templateID": template.template_id, "public": false}))
 }
 
 /// `DELETE /templates/{id}` of a built template (by id or name): it, its builds, and the
 /// cache entries and uploads no other template uses. `false` when there is none.
-pub(crate) async fn delete(shared: &Arc<Shared>, reference: &str) -> ApiResult<bool> {
+pub(crate) async fn delete(shared: &Arc<Control>, reference: &str) -> ApiResult<bool> {
     let shared = shared.clone();
     let reference = reference.to_owned();
     detached(async move {

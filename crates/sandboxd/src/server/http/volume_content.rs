@@ -40,7 +40,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::server::api_body::constant_time_eq;
-use crate::server::{ApiError, Shared, volumes};
+use crate::server::context::Control;
+use crate::server::{ApiError, volumes};
 use crate::spec::IdRange;
 
 type ApiResult<T> = Result<T, ApiError>;
@@ -55,7 +56,7 @@ const MAX_DEPTH: u32 = 64;
 const MAX_ENTRIES: usize = 100_000;
 
 /// The routes (outside the API key: the volume's token authorizes them).
-pub(crate) fn router() -> Router<Arc<Shared>> {
+pub(crate) fn router() -> Router<Arc<Control>> {
     Router::new()
         .route("/volumecontent/{id}/path", get(stat).patch(update).delete(remove))
         .route("/volumecontent/{id}/dir", get(list).post(make_dir))
@@ -131,12 +132,12 @@ struct Target {
     query: HashMap<String, String>,
 }
 
-impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
+impl axum::extract::FromRequestParts<Arc<Control>> for Target {
     type Rejection = Response;
 
     async fn from_request_parts(
         request: &mut axum::http::request::Parts,
-        shared: &Arc<Shared>,
+        shared: &Arc<Control>,
     ) -> Result<Self, Response> {
         let Path(id) = Path::<String>::from_request_parts(request, shared)
             .await
@@ -146,7 +147,7 @@ impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
             .map_err(IntoResponse::into_response)?;
         let volume =
             authorized(shared, &id, &request.headers).map_err(IntoResponse::into_response)?;
-        let dir = volumes::files(shared, &volume);
+        let dir = volumes::files(&shared.store, &volume);
         let ids = volumes::block(&volume);
         let (shown, parts) = query_path(&query).map_err(IntoResponse::into_response)?;
         Ok(Target { volume, dir, ids, shown, parts, query })
@@ -154,8 +155,8 @@ impl axum::extract::FromRequestParts<Arc<Shared>> for Target {
 }
 
 /// The volume a request names, after its token.
-fn authorized(shared: &Shared, id: &str, headers: &HeaderMap) -> ApiResult<volumes::Volume> {
-    let volume = volumes::by_id(shared, id)
+fn authorized(shared: &Control, id: &str, headers: &HeaderMap) -> ApiResult<volumes::Volume> {
+    let volume = volumes::by_id(&shared.store, id)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("volume {id} not found")))?;
     let presented = headers
         .get(header::AUTHORIZATION)

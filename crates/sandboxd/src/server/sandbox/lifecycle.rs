@@ -68,14 +68,14 @@ pub fn spec_for(shared: &Shared, record: &Record) -> anyhow::Result<SandboxSpec>
     spec.layers = shared.layers.view();
     for mount in &record.volume_mounts {
         let volume =
-            crate::server::volumes::by_id(shared, &mount.volume_id).with_context(|| {
+            crate::server::volumes::by_id(&shared.store, &mount.volume_id).with_context(|| {
                 format!(
                     "volume '{}' ({}) mounted at {} is gone",
                     mount.name, mount.volume_id, mount.path
                 )
             })?;
         spec.volumes.push(crate::spec::VolumeMount {
-            source: crate::server::volumes::files(shared, &volume),
+            source: crate::server::volumes::files(&shared.store, &volume),
             inside: mount.path.clone().into(),
             ids: volume.ids,
         });

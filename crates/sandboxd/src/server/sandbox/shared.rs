@@ -13,7 +13,7 @@ use crate::launch::Launcher;
 use crate::server::config::Config;
 use crate::server::record::{self, Store};
 use crate::server::slot::Slot;
-use crate::server::{build_progress, demand, disk, files, layers, open_files, spare_netns};
+use crate::server::{demand, disk, files, layers, open_files, spare_netns};
 use crate::spec::{IdRange, Isolation, IsolationLevel};
 use crate::template::Templates;
 
@@ -36,11 +36,6 @@ pub(crate) struct Shared {
     pub(crate) refilling: Mutex<std::collections::HashSet<String>>,
     /// Set by shutdown: no new pooled sandboxes.
     pub(crate) stopping: std::sync::atomic::AtomicBool,
-    /// Held while a snapshot, volume or template is made or deleted, or a template's tags
-    /// change: a name is checked, then taken.
-    pub(crate) names_lock: tokio::sync::Mutex<()>,
-    /// Template builds asked for since the start.
-    pub(crate) builds: build_progress::Builds,
     /// Images pulled for builds `fromImage` (`<state>/images`).
     pub(crate) images: crate::oci::ImageStore,
     /// The tasks and files per process each sandbox gets (see `open_files.rs`).

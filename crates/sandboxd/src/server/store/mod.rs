@@ -5,3 +5,4 @@ pub(crate) mod held_blocks;
 pub mod layers;
 pub(crate) mod ready_file;
 pub(crate) mod record;
+pub(crate) mod volume_records;
