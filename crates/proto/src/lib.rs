@@ -7,6 +7,7 @@
 //! Rust types.
 
 pub mod connect;
+pub mod control;
 pub mod timestamp;
 
 /// `filesystem.Filesystem` messages.

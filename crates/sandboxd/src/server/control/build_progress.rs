@@ -24,6 +24,18 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// As the status route says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Building => "building",
+            Status::Ready => "ready",
+            Status::Error => "error",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct LogEntry {
     pub timestamp: String,

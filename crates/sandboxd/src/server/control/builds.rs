@@ -310,17 +310,7 @@ fn cache(shared: &Control) -> Described {
     Described::new(shared.store.root().join(CACHE_DIR), "build cache entry")
 }
 
-/// What a garbage collection removed.
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Collected {
-    /// Step cache entries (their keys).
-    pub cache_entries: Vec<String>,
-    /// Uploaded `COPY` archives (their files hashes).
-    pub uploads: Vec<String>,
-    /// Pulled images (their manifest digests).
-    pub images: Vec<String>,
-}
+pub use dsh_proto::control::Collected;
 
 /// Removes cache entries and uploaded files no template of `templates` uses, and pulled
 /// images no build, sandbox or snapshot runs on.

@@ -55,8 +55,11 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// E2B's SnapshotInfo.
-    pub fn info(&self) -> serde_json::Value {
-        serde_json::json!({"snapshotID": self.snapshot_id, "names": self.names})
+    pub fn info(&self) -> dsh_proto::control::Snapshot {
+        dsh_proto::control::Snapshot {
+            names: self.names.clone(),
+            snapshot_id: self.snapshot_id.clone(),
+        }
     }
 
     /// Whether `reference` (an id, a name, or a name without its tag) names this one.

@@ -9,6 +9,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use dsh_proto::control as wire;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -104,7 +105,8 @@ async fn fallback(State(shared): S, request: Request) -> Response {
         return proxy::forward(&shared, &target, request).await;
     }
     if request.uri().path() == "/health" {
-        return (StatusCode::OK, axum::Json(json!({"status": "ok"}))).into_response();
+        let health = wire::Health { status: "ok".to_owned() };
+        return (StatusCode::OK, axum::Json(health)).into_response();
     }
     ApiError::new(
         StatusCode::NOT_FOUND,
@@ -197,23 +199,18 @@ fn timeout_secs(timeout: Option<i64>) -> ApiResult<u64> {
     }
 }
 
-fn sandbox_json(shared: &Control, record: &Record) -> Value {
-    let mut value = json!({
-        "templateID": template_id(record),
-        "sandboxID": record.sandbox_id,
-        "clientID": CLIENT_ID,
-        "envdVersion": ENVD_VERSION,
-        "trafficAccessToken": record.network.traffic_access_token,
-        "domain": shared.config.domain,
-        "isolation": isolation_name(record),
-    });
-    if let Some(token) = &record.envd_access_token {
-        value["envdAccessToken"] = json!(token);
+fn sandbox_of(shared: &Control, record: &Record) -> wire::Sandbox {
+    wire::Sandbox {
+        alias: record.alias.clone(),
+        client_id: CLIENT_ID.to_owned(),
+        domain: shared.config.domain.clone(),
+        envd_access_token: record.envd_access_token.clone(),
+        envd_version: ENVD_VERSION.to_owned(),
+        isolation: Some(isolation_name(record).to_owned()),
+        sandbox_id: record.sandbox_id.clone(),
+        template_id: template_id(record).to_owned(),
+        traffic_access_token: record.network.traffic_access_token.clone(),
     }
-    if let Some(alias) = &record.alias {
-        value["alias"] = json!(alias);
-    }
-    value
 }
 
 /// The template a sandbox reports: the built template it was made from, else the
@@ -268,34 +265,48 @@ fn state_name(phase: Phase) -> &'static str {
     }
 }
 
-fn listed_json(shared: &Control, record: &Record) -> Value {
-    let mut value = json!({
-        "templateID": template_id(record),
-        "sandboxID": record.sandbox_id,
-        "clientID": CLIENT_ID,
-        "startedAt": rfc3339(record.started_at_ms),
-        "endAt": rfc3339(record.end_at_ms),
-        "cpuCount": record.cpu_count.unwrap_or(shared.config.defaults.cpu_count),
-        "memoryMB": record.memory_mb.unwrap_or(shared.config.defaults.memory_mb),
-        "diskSizeMB": shared.disk.sandbox_mb(),
-        "metadata": record.metadata,
-        "state": state_name(record.phase),
-        "isolation": isolation_name(record),
-        "envdVersion": ENVD_VERSION,
-    });
-    if let Some(alias) = &record.alias {
-        value["alias"] = json!(alias);
+fn listed_of(shared: &Control, record: &Record) -> wire::ListedSandbox {
+    wire::ListedSandbox {
+        alias: record.alias.clone(),
+        client_id: CLIENT_ID.to_owned(),
+        cpu_count: record.cpu_count.unwrap_or(shared.config.defaults.cpu_count),
+        disk_size_mb: shared.disk.sandbox_mb(),
+        end_at: Some(rfc3339(record.end_at_ms)),
+        envd_version: ENVD_VERSION.to_owned(),
+        isolation: Some(isolation_name(record).to_owned()),
+        memory_mb: record.memory_mb.unwrap_or(shared.config.defaults.memory_mb),
+        metadata: record.metadata.clone(),
+        sandbox_id: record.sandbox_id.clone(),
+        started_at: Some(rfc3339(record.started_at_ms)),
+        state: state_name(record.phase).to_owned(),
+        template_id: template_id(record).to_owned(),
     }
-    value
 }
 
-fn detail_json(shared: &Control, record: &Record) -> Value {
-    let mut value = listed_json(shared, record);
-    value["domain"] = json!(shared.config.domain);
-    if let Some(token) = &record.envd_access_token {
-        value["envdAccessToken"] = json!(token);
+/// `GET /sandboxes/{id}`: what the list says, its domain and token, and (dsh's) what runs
+/// it and what a paused one keeps of its memory.
+fn detail_of(shared: &Control, record: &Record, frozen: bool) -> wire::SandboxDetail {
+    let listed = listed_of(shared, record);
+    wire::SandboxDetail {
+        alias: listed.alias,
+        client_id: listed.client_id,
+        cpu_count: listed.cpu_count,
+        disk_size_mb: listed.disk_size_mb,
+        domain: shared.config.domain.clone(),
+        end_at: listed.end_at,
+        envd_access_token: record.envd_access_token.clone(),
+        envd_version: listed.envd_version,
+        isolation: listed.isolation,
+        memory_mb: listed.memory_mb,
+        metadata: listed.metadata,
+        paused_memory: (record.phase == Phase::Paused)
+            .then(|| paused_memory(record, frozen).to_owned()),
+        runtime: Some(record.runtime.to_string()),
+        sandbox_id: listed.sandbox_id,
+        started_at: listed.started_at,
+        state: listed.state,
+        template_id: listed.template_id,
     }
-    value
 }
 
 /// The slot of a sandbox that exists (created, not killed).
@@ -601,7 +612,7 @@ async fn create_from_files(
 /// create answers 201 with it.
 fn created(shared: &Control, slot: &Slot, timeout: u64) -> ApiResult<Response> {
     let record = start_clock(shared, slot, timeout)?;
-    Ok((StatusCode::CREATED, axum::Json(sandbox_json(shared, &record))).into_response())
+    Ok((StatusCode::CREATED, axum::Json(sandbox_of(shared, &record))).into_response())
 }
 
 /// Starts a ready sandbox's clock (`timeout` seconds from now) and saves it.
@@ -669,7 +680,7 @@ async fn list_snapshots(
         .filter(|s| query.get("name").is_none_or(|name| !s.names.is_empty() && s.is_named(name)))
         .collect();
     let (page, next) = one_page(&matching, offset, limit);
-    let page: Vec<Value> = page.iter().map(snapshots::Snapshot::info).collect();
+    let page: Vec<wire::Snapshot> = page.iter().map(snapshots::Snapshot::info).collect();
     let mut response = axum::Json(page).into_response();
     if let Some(next) = next {
         response.headers_mut().insert("x-next-token", HeaderValue::from(next));
@@ -714,7 +725,7 @@ async fn create_volume(
 
 /// `GET /volumes`: 200 `[Volume]`, oldest first.
 async fn list_volumes(State(shared): S) -> Response {
-    let volumes: Vec<Value> =
+    let volumes: Vec<wire::Volume> =
         volumes::list(&shared.store).iter().map(volumes::Volume::listed).collect();
     axum::Json(volumes).into_response()
 }
@@ -826,8 +837,8 @@ async fn fork(
                 Err(ApiError::internal(&anyhow::anyhow!("a fork panicked: {e}")))
             });
             results.push(match result {
-                Ok(record) => json!({"sandbox": sandbox_json(&shared, &record)}),
-                Err(error) => json!({"error": {"code": error.status.as_u16(), "message": error.message}}),
+                Ok(record) => wire::ForkEntry::Sandbox(sandbox_of(&shared, &record)),
+                Err(error) => wire::ForkEntry::Error(error.body()),
             });
         }
         Ok((StatusCode::CREATED, axum::Json(results)).into_response())
@@ -841,13 +852,7 @@ async fn get_one(State(shared): S, Path(id): Path<String>) -> ApiResult<Response
         let inner = slot.lock();
         (inner.record.clone(), inner.frozen.is_some())
     };
-    let mut value = detail_json(&shared, &record);
-    // dsh extensions: what runs it, and what a paused one keeps of its memory.
-    value["runtime"] = json!(record.runtime.to_string());
-    if record.phase == Phase::Paused {
-        value["pausedMemory"] = json!(paused_memory(&record, frozen));
-    }
-    Ok(axum::Json(value).into_response())
+    Ok(axum::Json(detail_of(&shared, &record, frozen)).into_response())
 }
 
 /// What a paused sandbox keeps of its memory: `disk` (a gVisor checkpoint in its
@@ -873,7 +878,7 @@ async fn template_alias(State(shared): S, Path(alias): Path<String>) -> ApiResul
             }
         };
     }
-    Ok(axum::Json(serde_json::json!({"templateID": alias, "public": true})).into_response())
+    Ok(axum::Json(wire::TemplateAlias { public: true, template_id: alias }).into_response())
 }
 
 /// `POST /layers` `{"npm": ["pyright@1.1.414"]}`: the layer with those packages, built
@@ -1048,7 +1053,7 @@ async fn resume_or_extend(
                 inner.record.end_at_ms = inner.record.end_at_ms.max(deadline);
             }
             let record = save_unsynced(&shared, &slot)?;
-            return Ok((StatusCode::OK, axum::Json(sandbox_json(&shared, &record))).into_response());
+            return Ok((StatusCode::OK, axum::Json(sandbox_of(&shared, &record))).into_response());
         }
         if let Err(e) = lifecycle::start(&shared.shared, &slot).await {
             slot.lock().record.phase = Phase::Paused;
@@ -1064,7 +1069,7 @@ async fn resume_or_extend(
             }
         }
         let record = save(&shared, &slot)?;
-        Ok((StatusCode::CREATED, axum::Json(sandbox_json(&shared, &record))).into_response())
+        Ok((StatusCode::CREATED, axum::Json(sandbox_of(&shared, &record))).into_response())
     })
     .await
 }
@@ -1222,7 +1227,7 @@ fn parse_list_query(
     })
 }
 
-fn list(shared: &Control, query: &ListQuery) -> (Vec<Value>, Option<String>, usize) {
+fn list(shared: &Control, query: &ListQuery) -> (Vec<wire::ListedSandbox>, Option<String>, usize) {
     let mut records: Vec<Record> = shared
         .slots()
         .iter()
@@ -1242,7 +1247,7 @@ fn list(shared: &Control, query: &ListQuery) -> (Vec<Value>, Option<String>, usi
         records.reverse();
     }
     let (page, next) = one_page(&records, query.offset, query.limit);
-    let page: Vec<Value> = page.iter().map(|r| listed_json(shared, r)).collect();
+    let page: Vec<wire::ListedSandbox> = page.iter().map(|r| listed_of(shared, r)).collect();
     (page, next.map(|n| n.to_string()), running)
 }
 
@@ -1254,7 +1259,7 @@ fn one_page<T>(items: &[T], offset: usize, limit: usize) -> (&[T], Option<usize>
     (&items[start..end], (end < items.len()).then_some(end))
 }
 
-fn list_response(page: Vec<Value>, next: Option<String>, running: usize) -> Response {
+fn list_response(page: Vec<wire::ListedSandbox>, next: Option<String>, running: usize) -> Response {
     let mut response = axum::Json(page).into_response();
     let headers = response.headers_mut();
     headers.insert("x-total-running", HeaderValue::from(running));

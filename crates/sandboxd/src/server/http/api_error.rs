@@ -30,6 +30,11 @@ impl ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }
 
+    /// What the client reads: `{"code": <status>, "message": "..."}`.
+    pub fn body(self) -> dsh_proto::control::ErrorBody {
+        dsh_proto::control::ErrorBody { code: self.status.as_u16(), message: self.message }
+    }
+
     pub fn response(self) -> Response {
         self.into_response()
     }
@@ -71,8 +76,8 @@ impl From<crate::server::control_error::ControlError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "code": self.status.as_u16(), "message": self.message });
-        (self.status, Json(body)).into_response()
+        let status = self.status;
+        (status, Json(self.body())).into_response()
     }
 }
 

@@ -289,12 +289,12 @@ pub async fn forward(shared: &Shared, target: &Target, request: Request<Body>) -
         }
         Err(e) if port != ENVD_PORT => {
             tracing::debug!(sandbox = %id, port, error = %e, "sandbox port unreachable");
-            let body = serde_json::json!({
-                "code": 502,
-                "message": "The sandbox is running but port is not open",
-                "sandboxId": id,
-                "port": port,
-            });
+            let body = dsh_proto::control::PortClosed {
+                code: 502,
+                message: "The sandbox is running but port is not open".to_owned(),
+                port,
+                sandbox_id: id.to_owned(),
+            };
             (StatusCode::BAD_GATEWAY, axum::Json(body)).into_response()
         }
         Err(e) => {

@@ -10,8 +10,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
+use dsh_proto::control as wire;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use crate::server::api_body::{JsonBody, check_limits, constant_time_eq, detached, runtime_for};
 use crate::server::builds::{self, Definition, Progress, Status};
@@ -151,14 +151,14 @@ async fn request_build(
     let names: Vec<String> = tags.iter().map(|tag| format!("{}:{tag}", reference.name)).collect();
     Ok((
         StatusCode::ACCEPTED,
-        axum::Json(json!({
-            "templateID": template_id,
-            "buildID": build_id,
-            "public": false,
-            "names": names,
-            "tags": tags,
-            "aliases": [reference.name],
-        })),
+        axum::Json(wire::BuildRequested {
+            aliases: vec![reference.name],
+            build_id,
+            names,
+            public: false,
+            tags,
+            template_id,
+        }),
     )
         .into_response())
 }
@@ -212,7 +212,8 @@ async fn upload_link(
         .map_or_else(|| shared.config.listen.to_string(), str::to_owned);
     let signature = builds::upload_signature(&shared.api_key, &hash);
     let url = format!("http://{host}/template-files/{hash}?signature={signature}");
-    Ok((StatusCode::CREATED, axum::Json(json!({"present": present, "url": url}))).into_response())
+    Ok((StatusCode::CREATED, axum::Json(wire::UploadLink { present, url: Some(url) }))
+        .into_response())
 }
 
 /// `PUT /template-files/{hash}?signature=…`: the archive of a `COPY`'s files.
@@ -278,10 +279,14 @@ async fn build_status(
     let Some(progress) = shared.builds.get(&build_id) else {
         // A build from before the daemon started: finished, its logs gone.
         return match templates::index(&shared).build(&build_id) {
-            Some(build) if build.template_id == id => Ok(axum::Json(json!({
-                "templateID": id, "buildID": build_id, "status": "ready",
-                "logs": [], "logEntries": [],
-            }))
+            Some(build) if build.template_id == id => Ok(axum::Json(wire::BuildStatus {
+                build_id,
+                log_entries: Vec::new(),
+                logs: Vec::new(),
+                reason: None,
+                status: "ready".to_owned(),
+                template_id: id,
+            })
             .into_response()),
             _ => Err(not_found(format!("build '{build_id}' of template '{id}' not found"))),
         };
@@ -291,17 +296,27 @@ async fn build_status(
         return Err(not_found(format!("build '{build_id}' of template '{id}' not found")));
     }
     let entries: Vec<&builds::LogEntry> = progress.logs.iter().skip(offset).take(limit).collect();
-    let mut value = json!({
-        "templateID": id,
-        "buildID": build_id,
-        "status": progress.status,
-        "logs": entries.iter().map(|e| format!("[{}] {}", e.timestamp, e.message)).collect::<Vec<_>>(),
-        "logEntries": entries,
-    });
-    if let Some(reason) = &progress.reason {
-        value["reason"] = json!({"message": reason.message, "step": reason.step, "logEntries": []});
-    }
-    Ok(axum::Json(value).into_response())
+    let status = wire::BuildStatus {
+        build_id,
+        log_entries: entries
+            .iter()
+            .map(|e| wire::BuildLogEntry {
+                level: e.level.to_owned(),
+                message: e.message.clone(),
+                step: e.step.clone(),
+                timestamp: e.timestamp.clone(),
+            })
+            .collect(),
+        logs: entries.iter().map(|e| format!("[{}] {}", e.timestamp, e.message)).collect(),
+        reason: progress.reason.as_ref().map(|reason| wire::BuildReason {
+            log_entries: Vec::new(),
+            message: reason.message.clone(),
+            step: reason.step.clone(),
+        }),
+        status: progress.status.name().to_owned(),
+        template_id: id,
+    };
+    Ok(axum::Json(status).into_response())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -330,7 +345,7 @@ async fn assign_tags(
     index
         .tag_build(&template.template_id, &build.build_id, &tags)
         .map_err(|e| ApiError::internal(&e))?;
-    Ok((StatusCode::CREATED, axum::Json(json!({"buildID": build.build_id, "tags": tags})))
+    Ok((StatusCode::CREATED, axum::Json(wire::TagsAssigned { build_id: build.build_id, tags }))
         .into_response())
 }
 
@@ -377,56 +392,66 @@ async fn list_tags(State(shared): S, Path(id): Path<String>) -> ApiResult<Respon
         .ok_or_else(|| not_found(format!("template '{id}' not found")))?;
     let mut tags: Vec<(&String, &Tag)> = template.tags.iter().collect();
     tags.sort_by_key(|(name, tag)| (tag.assigned_at_ms, (*name).clone()));
-    let listed: Vec<Value> = tags
+    let listed: Vec<wire::TemplateTag> = tags
         .into_iter()
-        .map(|(name, tag)| {
-            json!({"tag": name, "buildID": tag.build_id, "createdAt": rfc3339(tag.assigned_at_ms)})
+        .map(|(name, tag)| wire::TemplateTag {
+            build_id: tag.build_id.clone(),
+            created_at: rfc3339(tag.assigned_at_ms),
+            tag: name.clone(),
         })
         .collect();
     Ok(axum::Json(listed).into_response())
 }
 
 /// One template as E2B lists it.
-fn template_json(shared: &Control, template: &BuiltTemplate) -> Value {
+fn template_of(shared: &Control, template: &BuiltTemplate) -> wire::Template {
     let index = templates::index(shared);
     let latest = template.tags.values().max_by_key(|t| t.assigned_at_ms);
     let build = latest.and_then(|tag| index.build(&tag.build_id));
     let names: Vec<String> =
         template.tags.keys().map(|tag| format!("{}:{tag}", template.name)).collect();
-    json!({
-        "templateID": template.template_id,
-        "buildID": latest.map(|t| t.build_id.clone()),
-        "aliases": [template.name],
-        "names": names,
-        "tags": template.tags.keys().collect::<Vec<_>>(),
-        "public": false,
-        "createdAt": rfc3339(template.created_at_ms),
-        "updatedAt": rfc3339(template.updated_at_ms),
-        "cpuCount": build.as_ref().and_then(|b| b.cpu_count).unwrap_or(shared.config.defaults.cpu_count),
-        "memoryMB": build.as_ref().and_then(|b| b.memory_mb).unwrap_or(shared.config.defaults.memory_mb),
-        "runtime": build.as_ref().and_then(|b| b.runtime).unwrap_or(shared.config.runtime).to_string(),
-        "diskSizeMB": shared.disk.sandbox_mb(),
-        "envdVersion": ENVD_VERSION,
-        "buildStatus": if build.is_some() { "ready" } else { "error" },
-        "buildCount": index.builds().iter().filter(|b| b.template_id == template.template_id).count(),
-        "spawnCount": 0,
-        "lastSpawnedAt": null,
-        "createdBy": null,
-    })
+    let runtime = build.as_ref().and_then(|b| b.runtime).unwrap_or(shared.config.runtime);
+    wire::Template {
+        aliases: vec![template.name.clone()],
+        build_count: index.builds().iter().filter(|b| b.template_id == template.template_id).count()
+            as u64,
+        build_id: latest.map(|t| t.build_id.clone()),
+        build_status: Some(if build.is_some() { "ready" } else { "error" }.to_owned()),
+        cpu_count: build
+            .as_ref()
+            .and_then(|b| b.cpu_count)
+            .unwrap_or(shared.config.defaults.cpu_count),
+        created_at: Some(rfc3339(template.created_at_ms)),
+        created_by: None,
+        disk_size_mb: shared.disk.sandbox_mb(),
+        envd_version: ENVD_VERSION.to_owned(),
+        last_spawned_at: None,
+        memory_mb: build
+            .as_ref()
+            .and_then(|b| b.memory_mb)
+            .unwrap_or(shared.config.defaults.memory_mb),
+        names,
+        public: false,
+        runtime: Some(runtime.to_string()),
+        spawn_count: 0,
+        tags: template.tags.keys().cloned().collect(),
+        template_id: template.template_id.clone(),
+        updated_at: Some(rfc3339(template.updated_at_ms)),
+    }
 }
 
 /// `GET /templates`: the templates built here (the daemon's own are not listed: E2B
 /// lists a team's templates, not the public ones).
 async fn list(State(shared): S) -> Response {
-    let listed: Vec<Value> =
-        templates::index(&shared).all().iter().map(|t| template_json(&shared, t)).collect();
+    let listed: Vec<wire::Template> =
+        templates::index(&shared).all().iter().map(|t| template_of(&shared, t)).collect();
     axum::Json(listed).into_response()
 }
 
 /// A built template by id or name, for `GET /templates/aliases/{alias}`.
-pub(crate) fn alias(shared: &Control, alias: &str) -> Option<Value> {
+pub(crate) fn alias(shared: &Control, alias: &str) -> Option<wire::TemplateAlias> {
     let template = templates::index(shared).find(alias)?;
-    Some(json!({"templateID": template.template_id, "public": false}))
+    Some(wire::TemplateAlias { public: false, template_id: template.template_id })
 }
 
 /// `DELETE /templates/{id}` of a built template (by id or name): it, its builds, and the

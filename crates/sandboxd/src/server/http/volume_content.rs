@@ -33,11 +33,11 @@ use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use dsh_proto::control as wire;
 use futures_util::StreamExt;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use crate::server::api_body::constant_time_eq;
 use crate::server::context::Control;
@@ -177,17 +177,10 @@ fn authorized(shared: &Control, id: &str, headers: &HeaderMap) -> ApiResult<volu
 /// `value` (a VolumeEntryStat, or a list of them) with the owners a sandbox sees: the
 /// host ids of the volume's block as the ids inside, any other as `nobody` (65534), as
 /// the kernel shows an owner the sandbox does not map.
-fn as_inside(mut value: Value, ids: IdRange) -> Value {
-    if let Value::Array(entries) = value {
-        return Value::Array(entries.into_iter().map(|entry| as_inside(entry, ids)).collect());
-    }
-    for key in ["uid", "gid"] {
-        if let Some(host) = value[key].as_u64() {
-            let inside = u32::try_from(host).ok().and_then(|host| ids.inside_id(host));
-            value[key] = json!(inside.unwrap_or(NOBODY));
-        }
-    }
-    value
+fn as_inside(mut entry: wire::VolumeEntry, ids: IdRange) -> wire::VolumeEntry {
+    entry.uid = ids.inside_id(entry.uid).unwrap_or(NOBODY);
+    entry.gid = ids.inside_id(entry.gid).unwrap_or(NOBODY);
+    entry
 }
 
 /// The owner a sandbox sees for an id it does not map (the kernel's overflow id).
@@ -237,34 +230,37 @@ fn time(seconds: i64, nanos: i64) -> String {
 }
 
 /// E2B's VolumeEntryStat of `name` in `dir` (not following it), shown at `path`.
-fn entry(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Value, Errno> {
+fn entry(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<wire::VolumeEntry, Errno> {
     let st = rustix::fs::statat(
         dir,
         if name.is_empty() { "." } else { name },
         AtFlags::SYMLINK_NOFOLLOW,
     )?;
     let shown_name = path.rsplit('/').next().unwrap_or_default();
-    let mut value = json!({
-        "name": if path == "/" { "/" } else { shown_name },
-        "type": kind(st.st_mode),
-        "path": path,
-        "size": st.st_size,
-        "mode": st.st_mode & 0o7777,
-        "uid": st.st_uid,
-        "gid": st.st_gid,
-        "atime": time(st.st_atime, st.st_atime_nsec as i64),
-        "mtime": time(st.st_mtime, st.st_mtime_nsec as i64),
-        "ctime": time(st.st_ctime, st.st_ctime_nsec as i64),
-    });
-    if FileType::from_raw_mode(st.st_mode) == FileType::Symlink {
-        let target = rustix::fs::readlinkat(dir, name, Vec::new())?;
-        value["target"] = json!(String::from_utf8_lossy(target.as_bytes()));
-    }
-    Ok(value)
+    let target = match FileType::from_raw_mode(st.st_mode) {
+        FileType::Symlink => {
+            let target = rustix::fs::readlinkat(dir, name, Vec::new())?;
+            Some(String::from_utf8_lossy(target.as_bytes()).into_owned())
+        }
+        _ => None,
+    };
+    Ok(wire::VolumeEntry {
+        atime: time(st.st_atime, st.st_atime_nsec as i64),
+        ctime: time(st.st_ctime, st.st_ctime_nsec as i64),
+        gid: st.st_gid,
+        mode: st.st_mode & 0o7777,
+        mtime: time(st.st_mtime, st.st_mtime_nsec as i64),
+        name: if path == "/" { "/" } else { shown_name }.to_owned(),
+        path: path.to_owned(),
+        size: st.st_size,
+        target,
+        kind: kind(st.st_mode).to_owned(),
+        uid: st.st_uid,
+    })
 }
 
 /// The stat of a normalized path.
-fn stat_of(root: BorrowedFd<'_>, shown: &str, parts: &[String]) -> ApiResult<Value> {
+fn stat_of(root: BorrowedFd<'_>, shown: &str, parts: &[String]) -> ApiResult<wire::VolumeEntry> {
     if parts.is_empty() {
         return entry(root, "", "/").map_err(|e| errno(e, shown));
     }
@@ -421,7 +417,7 @@ fn list_into(
     dir: BorrowedFd<'_>,
     shown: &str,
     depth: u32,
-    out: &mut Vec<Value>,
+    out: &mut Vec<wire::VolumeEntry>,
 ) -> Result<(), Errno> {
     for name in children(dir)? {
         if out.len() >= MAX_ENTRIES {
@@ -433,7 +429,7 @@ fn list_into(
             Err(Errno::NOENT) => continue,
             Err(e) => return Err(e),
         };
-        let is_dir = value["type"] == "directory";
+        let is_dir = value.kind == "directory";
         out.push(value);
         if is_dir && depth > 1 {
             let sub = rustix::fs::openat(
@@ -461,7 +457,8 @@ async fn list(target: Target) -> ApiResult<Response> {
         Ok(out)
     })
     .await?;
-    Ok(axum::Json(as_inside(Value::Array(listing), ids)).into_response())
+    Ok(axum::Json(listing.into_iter().map(|entry| as_inside(entry, ids)).collect::<Vec<_>>())
+        .into_response())
 }
 
 /// Owner (host ids) and mode a create asks for.

@@ -3,23 +3,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use serde::Serialize;
-
 /// One sample, as E2B's `SandboxMetric`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sample {
-    pub timestamp: String,
-    pub timestamp_unix: u64,
-    pub cpu_count: u64,
-    /// Of the sandbox's CPUs (100 = all of `cpu_count` busy).
-    pub cpu_used_pct: f64,
-    pub mem_used: u64,
-    pub mem_total: u64,
-    pub mem_cache: u64,
-    pub disk_used: u64,
-    pub disk_total: u64,
-}
+pub use dsh_proto::control::SandboxMetric as Sample;
 
 /// A sandbox's samples and what the next one is computed from.
 #[derive(Debug, Default)]

@@ -36,26 +36,18 @@ pub struct Volume {
 
 impl Volume {
     /// E2B's Volume.
-    pub fn listed(&self) -> serde_json::Value {
-        let mut value = serde_json::json!({"volumeID": self.volume_id, "name": self.name});
-        self.add_size(&mut value);
-        value
+    pub fn listed(&self) -> dsh_proto::control::Volume {
+        dsh_proto::control::Volume { token: None, ..self.with_token() }
     }
 
-    /// E2B's VolumeAndToken.
-    pub fn with_token(&self) -> serde_json::Value {
-        let mut value = serde_json::json!({
-            "volumeID": self.volume_id, "name": self.name, "token": self.token
-        });
-        self.add_size(&mut value);
-        value
-    }
-
-    /// dsh extension: `sizeMB` (E2B's SDKs keep fields they do not know aside). A volume
-    /// that could not be converted to a sized one has none.
-    fn add_size(&self, value: &mut serde_json::Value) {
-        if self.size_mb != 0 {
-            value["sizeMB"] = self.size_mb.into();
+    /// E2B's VolumeAndToken. (`sizeMB`, dsh's, is left out for a volume that could not
+    /// be converted to a sized one: E2B's SDKs keep fields they do not know aside.)
+    pub fn with_token(&self) -> dsh_proto::control::Volume {
+        dsh_proto::control::Volume {
+            name: self.name.clone(),
+            size_mb: (self.size_mb != 0).then_some(self.size_mb),
+            token: Some(self.token.clone()),
+            volume_id: self.volume_id.clone(),
         }
     }
 }
