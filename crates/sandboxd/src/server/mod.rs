@@ -16,7 +16,7 @@ mod builds;
 mod code_interpreter;
 mod described;
 pub mod disk;
-mod domains;
+pub mod domains;
 mod envd_client;
 mod fork;
 mod gvisor_sandbox;
