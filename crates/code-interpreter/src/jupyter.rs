@@ -67,7 +67,7 @@ pub struct Jupyter {
 /// A random id in UUID form (Jupyter's message and session ids).
 pub fn new_id() -> String {
     let bytes: [u8; 16] = rand::random();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = format!("{:032x}", u128::from_be_bytes(bytes));
     format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }
 
@@ -293,6 +293,14 @@ impl Channels {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_are_uuid_shaped_lowercase_hex() {
+        let id = new_id();
+        let lengths: Vec<usize> = id.split('-').map(str::len).collect();
+        assert_eq!(lengths, [8, 4, 4, 4, 12], "{id}");
+        assert!(id.bytes().all(|b| b == b'-' || matches!(b, b'0'..=b'9' | b'a'..=b'f')), "{id}");
+    }
 
     #[test]
     fn ids_and_dates_have_their_forms() {

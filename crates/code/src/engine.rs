@@ -163,7 +163,7 @@ pub struct CodeEngine {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 fn json_string(text: &str) -> String {
@@ -679,6 +679,14 @@ fn reply_error(run_id: u64, id: u64, message: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn sha256_hex_is_the_lowercase_hex_digest() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
 
     /// Found by fuzzing: 563 bytes of nested `[` and `<` on which both parsers backtrack
     /// for seconds (swc for over 20 s). The run gets a typed error in time; the parse is

@@ -83,12 +83,8 @@ fn command(i: usize) -> (String, String) {
         seq.push_str(&k.to_string());
         seq.push('\n');
     }
-    let digest = hex(&Sha256::digest(seq.as_bytes()));
+    let digest = format!("{:x}", Sha256::digest(seq.as_bytes()));
     (format!("echo {i}; seq 1 {n} | sha256sum"), format!("{i}\n{digest}  -\n"))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Pseudo-random bytes (xorshift64*), different for every sandbox.

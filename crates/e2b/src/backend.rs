@@ -118,13 +118,12 @@ const HELPER_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
 
 // --- Fs -------------------------------------------------------------------------------
 
+/// The content version: the first 128 bits of the SHA-256 of the bytes, as dsh-core's
+/// local backend has it.
 fn version_of(bytes: &[u8]) -> Version {
-    let digest = Sha256::digest(bytes);
-    Version::new(hex(&digest[..16]))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = format!("{:x}", Sha256::digest(bytes));
+    hex.truncate(32);
+    Version::new(hex)
 }
 
 fn require_absolute(path: &Path) -> Result<&str, FsError> {
@@ -1083,6 +1082,12 @@ impl Terminals for SandboxBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_is_the_first_128_bits_of_the_sha256_in_lowercase_hex() {
+        // SHA-256 of nothing: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.
+        assert_eq!(version_of(b"").as_str(), "e3b0c44298fc1c149afbf4c8996fb924");
+    }
 
     #[test]
     fn go_signal_wording_maps_back_to_numbers() {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 
 use crate::envd::http_error;
@@ -128,16 +129,13 @@ fn positive_timeout(timeout_secs: u32) -> Result<()> {
     Ok(())
 }
 
+/// Every byte but unreserved characters (RFC 3986) and `:`.
+const ESCAPED_IN_SEGMENTS: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~').remove(b':');
+
 /// `text` as one path segment: names may hold `/` and `:`.
 pub(crate) fn urlencoding_path(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    utf8_percent_encode(text, ESCAPED_IN_SEGMENTS).to_string()
 }
 
 /// A sandbox as `get` and `list` report it.
@@ -463,5 +461,21 @@ impl ControlPlane {
             .json(&serde_json::json!({ "timeout": timeout_secs }));
         let (status, body) = self.send(request).await?;
         if (200..300).contains(&status) { Ok(()) } else { Err(http_error(status, &body)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_segment_escapes_all_but_unreserved_characters_and_colons() {
+        // Spaces, `%`, non-ASCII (UTF-8 bytes, upper-case escapes) and reserved characters
+        // (`/` too: a name is one segment) are escaped; unreserved characters and `:` kept.
+        assert_eq!(
+            urlencoding_path("a b/100%/é/:@!$&'()*+,;=?#[]|^{}\\\"<>`/A-z0_9.~"),
+            "a%20b%2F100%25%2F%C3%A9%2F:%40%21%24%26%27%28%29%2A%2B%2C%3B%3D%3F%23%5B%5D\
+             %7C%5E%7B%7D%5C%22%3C%3E%60%2FA-z0_9.~"
+        );
     }
 }

@@ -793,8 +793,8 @@ where
 /// One file as a `multipart/form-data` body (part `file`), what envd before 0.5.7 takes.
 fn multipart(path: &str, data: &[u8]) -> (String, Bytes) {
     let digest = sha2::Sha256::digest(data);
-    let boundary: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
-    let boundary = format!("dsh-{boundary}");
+    let mut boundary = format!("dsh-{digest:x}");
+    boundary.truncate("dsh-".len() + 24);
     let name = path.rsplit('/').next().unwrap_or(path).replace(['"', '\\', '\r', '\n'], "_");
     let mut body = bytes::BytesMut::new();
     body.extend_from_slice(

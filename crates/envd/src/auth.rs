@@ -9,6 +9,7 @@ use base64::Engine as _;
 use dsh_proto::connect::{Code, ConnectError};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
+use subtle::ConstantTimeEq as _;
 
 use crate::http_api::http_error;
 use crate::state::Envd;
@@ -82,8 +83,9 @@ pub fn token_matches(headers: &HeaderMap, expected: &str) -> bool {
         .is_some_and(|value| constant_time_eq(value.as_bytes(), expected.as_bytes()))
 }
 
+/// Equal without the time taken saying where they differ (only whether the lengths do).
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.ct_eq(b).into()
 }
 
 /// The `/files` URL signature: `v1_` + unpadded base64 of
@@ -155,6 +157,20 @@ mod tests {
         assert_eq!(basic_username(b"basic dXNlcjpzZWNyZXQ=").as_deref(), Some("user"));
         assert_eq!(basic_username(b"Bearer abc"), None);
         assert_eq!(basic_username(b"Basic !!!"), None);
+    }
+
+    #[test]
+    fn tokens_match_only_when_equal() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(constant_time_eq(b"", b""));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+        let mut headers = HeaderMap::new();
+        assert!(!token_matches(&headers, "tok"));
+        headers.insert(ACCESS_TOKEN_HEADER, "tok".parse().unwrap());
+        assert!(token_matches(&headers, "tok"));
+        assert!(!token_matches(&headers, "tok2"));
     }
 
     #[test]

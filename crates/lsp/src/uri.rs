@@ -1,27 +1,25 @@
 //! `file://` URIs for absolute sandbox paths.
 //!
-//! Parsing and percent-decoding are lsp-types' [`Uri`] (strict RFC 3986). Encoding stays
-//! here: the URI crates either keep characters RFC 3986 forbids in a path (`[`, `]`, `|`,
-//! `^`, which `Uri` then refuses, and which Next.js route files such as `[id].tsx` carry)
-//! or offer no stable encoder. Everything but unreserved characters and `/` is escaped,
-//! as VS Code does, so the result always parses.
+//! Parsing and percent-decoding are lsp-types' [`Uri`] (strict RFC 3986). Encoding is
+//! percent-encoding's with an explicit set: the URI crates' own encoders keep characters
+//! RFC 3986 forbids in a path (`[`, `]`, `|`, `^`, which `Uri` then refuses, and which
+//! Next.js route files such as `[id].tsx` carry). Everything but unreserved characters and
+//! `/` is escaped, as VS Code does, so the result always parses.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use lsp_types::Uri;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_encode};
+
+/// Every byte but unreserved characters (RFC 3986) and `/`.
+const ESCAPED_IN_PATHS: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
 /// The `file://` URI of an absolute path.
 pub fn from_path(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for &byte in path.as_os_str().as_encoded_bytes() {
-        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    let encoded = percent_encode(path.as_os_str().as_encoded_bytes(), ESCAPED_IN_PATHS);
+    format!("file://{encoded}")
 }
 
 /// The path of a `file://` URI; `None` for other schemes, other hosts or bad escapes.
@@ -88,6 +86,17 @@ mod tests {
         assert_eq!(to_path("file://localhost/x").unwrap(), PathBuf::from("/x"));
         assert_eq!(to_path("untitled:1"), None);
         assert_eq!(to_path("file://server/share/x"), None);
+    }
+
+    #[test]
+    fn the_encoded_form_is_pinned() {
+        // Spaces, `%`, non-ASCII (UTF-8 bytes, upper-case escapes) and every reserved
+        // character but `/` are escaped; unreserved characters are kept.
+        assert_eq!(
+            from_path(Path::new("/a b/100%/é/:@!$&'()*+,;=?#[]|^{}\\\"<>`/A-z0_9.~")),
+            "file:///a%20b/100%25/%C3%A9/%3A%40%21%24%26%27%28%29%2A%2B%2C%3B%3D%3F%23%5B%5D\
+             %7C%5E%7B%7D%5C%22%3C%3E%60/A-z0_9.~"
+        );
     }
 
     #[test]

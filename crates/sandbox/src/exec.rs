@@ -250,6 +250,27 @@ pub fn random_uuid() -> String {
     let mut bytes: [u8; 16] = rand::random();
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = format!("{:032x}", u128::from_be_bytes(bytes));
     format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_random_uuid_is_a_lowercase_version_4_uuid() {
+        for _ in 0..64 {
+            let uuid = random_uuid();
+            let groups: Vec<&str> = uuid.split('-').collect();
+            let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+            assert_eq!(lengths, [8, 4, 4, 4, 12], "{uuid}");
+            assert!(
+                uuid.bytes().all(|b| b == b'-' || matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+                "{uuid}"
+            );
+            assert!(groups[2].starts_with('4'), "{uuid}");
+            assert!(groups[3].starts_with(['8', '9', 'a', 'b']), "{uuid}");
+        }
+    }
 }

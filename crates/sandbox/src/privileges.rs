@@ -3,11 +3,9 @@
 
 use std::fs;
 
-use crate::error::Missing;
+use caps::{CapSet, Capability};
 
-/// Bits in the capability sets.
-const CAP_SYS_ADMIN: u32 = 21;
-const CAP_SYS_RESOURCE: u32 = 24;
+use crate::error::Missing;
 
 /// What decides whether namespaces can be created.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +20,7 @@ impl Facts {
     pub fn of_this_process() -> Facts {
         Facts {
             euid: rustix::process::geteuid().as_raw(),
-            cap_sys_admin: effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0),
+            cap_sys_admin: has_effective(Capability::CAP_SYS_ADMIN),
             user_namespaces: unprivileged_user_namespaces(),
         }
     }
@@ -48,8 +46,7 @@ pub fn classify(facts: &Facts) -> Result<(), Missing> {
 pub fn can_raise_hard_limits() -> bool {
     // Root of a user's namespace holds the bit, but the kernel checks rlimits against
     // the host's namespace.
-    effective_caps().is_some_and(|caps| caps & (1 << CAP_SYS_RESOURCE) != 0)
-        && crate::ids::blocks_inside().is_none()
+    has_effective(Capability::CAP_SYS_RESOURCE) && crate::ids::blocks_inside().is_none()
 }
 
 /// Checks this process.
@@ -98,10 +95,10 @@ pub fn strict_supported(release: &str, max_user_namespaces: Option<&str>) -> Res
     Ok(())
 }
 
-fn effective_caps() -> Option<u64> {
-    let status = fs::read_to_string("/proc/self/status").ok()?;
-    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
-    u64::from_str_radix(hex.trim(), 16).ok()
+/// Whether this thread holds `capability` in its effective set (capget(2)); `false` when
+/// the kernel does not say.
+fn has_effective(capability: Capability) -> bool {
+    caps::has_cap(None, CapSet::Effective, capability).unwrap_or(false)
 }
 
 /// `Ok` when an ordinary user may make user namespaces, else why not.
@@ -126,6 +123,17 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    #[test]
+    fn effective_capabilities_are_those_proc_reports() {
+        let status = fs::read_to_string("/proc/self/status").unwrap();
+        let cap_eff = status.lines().find_map(|l| l.strip_prefix("CapEff:")).unwrap();
+        let cap_eff = u64::from_str_radix(cap_eff.trim(), 16).unwrap();
+        for capability in [Capability::CAP_SYS_ADMIN, Capability::CAP_SYS_RESOURCE] {
+            let bit = cap_eff & (1 << capability.index()) != 0;
+            assert_eq!(has_effective(capability), bit, "{capability}");
+        }
+    }
 
     #[test]
     fn root_with_cap_sys_admin_may_create_sandboxes() {

@@ -38,18 +38,14 @@ fn absolute(path: &Path) -> Result<PathBuf, FsError> {
 
 /// The content version: the first 128 bits of the SHA-256 of the bytes.
 fn version_of(bytes: &[u8]) -> Version {
-    let digest = Sha256::digest(bytes);
-    Version::new(hex(&digest[..16]))
+    version_of_digest(Sha256::digest(bytes))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
-    }
-    out
+/// A SHA-256 digest's first 128 bits, in lowercase hex.
+fn version_of_digest(digest: sha2::digest::Output<Sha256>) -> Version {
+    let mut hex = format!("{digest:x}");
+    hex.truncate(32);
+    Version::new(hex)
 }
 
 /// The version of a file, hashing it as a stream.
@@ -64,7 +60,7 @@ fn version_of_file(path: &Path) -> Result<Version, FsError> {
         }
         hasher.update(&buffer[..read]);
     }
-    Ok(Version::new(hex(&hasher.finalize()[..16])))
+    Ok(version_of_digest(hasher.finalize()))
 }
 
 fn kind_of(file_type: std::fs::FileType) -> FileKind {
@@ -498,6 +494,12 @@ impl Fs for Host {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_is_the_first_128_bits_of_the_sha256_in_lowercase_hex() {
+        // SHA-256 of nothing: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.
+        assert_eq!(version_of(b"").as_str(), "e3b0c44298fc1c149afbf4c8996fb924");
+    }
 
     #[test]
     fn normalize_removes_dots() {

@@ -527,15 +527,7 @@ fn io(path: &Path, e: std::io::Error) -> ImageError {
 }
 
 fn sha256_digest(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex(&Sha256::digest(bytes)))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    format!("sha256:{:x}", Sha256::digest(bytes))
 }
 
 fn unpack_error(error: unpack::UnpackError, reference: &str) -> ImageError {
@@ -592,7 +584,7 @@ async fn download(
             return Ok(());
         }
     }
-    let got = format!("sha256:{}", hex(&hasher.finalize()));
+    let got = format!("sha256:{:x}", hasher.finalize());
     if size != layer.size || got != layer.digest {
         return Err(ImageError::Corrupt(format!(
             "{reference}: layer {} does not match its digest (got {got}, {size} bytes)",
@@ -838,4 +830,19 @@ fn parse_config(body: &[u8], reference: &str) -> Result<ImageConfig, ImageError>
         entrypoint: config.entrypoint.unwrap_or_default(),
         cmd: config.cmd.unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_are_named_as_registries_name_them() {
+        let digest = sha256_digest(b"");
+        assert_eq!(
+            digest,
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert!(reference::is_sha256_digest(&digest));
+    }
 }

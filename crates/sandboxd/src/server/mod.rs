@@ -27,7 +27,8 @@ pub(crate) use control::{
 };
 pub(crate) use http::{api, api_body, api_error, proxy, template_api, volume_content};
 pub use net::{attached, host_addresses, netns, network, spare_netns};
-pub(crate) use net::{domains, upstream};
+pub use net::domains;
+pub(crate) use net::upstream;
 pub use sandbox::open_files;
 pub(crate) use sandbox::{
     demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,

@@ -37,6 +37,9 @@ pub const DIVERTED_PORTS: [u16; 2] = [80, 443];
 /// The most bytes read to find the name: a ClientHello (even with post-quantum key
 /// shares) or a request head fits many times over.
 const MAX_HEAD: usize = 16 * 1024;
+/// The most header fields a request head may have (hyper's server allows as many): one
+/// with more is not read for a name.
+const MAX_HEADERS: usize = 100;
 /// How long a program gets to send the bytes that name its destination.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -100,7 +103,7 @@ impl Domain {
 
 /// What the first bytes of a connection say about where it goes.
 #[derive(Debug, PartialEq, Eq)]
-enum Head {
+pub enum Head {
     /// Not enough bytes yet.
     Incomplete,
     /// A TLS ClientHello, with its server name if it has one.
@@ -111,7 +114,10 @@ enum Head {
     Unknown,
 }
 
-fn read_head(bytes: &[u8]) -> Head {
+/// Reads the first bytes a sandboxed program sent on a diverted connection (untrusted:
+/// any bytes, cut anywhere). Once it says more than [`Head::Incomplete`], more bytes do
+/// not change its answer, so it can be asked again after every read.
+pub fn read_head(bytes: &[u8]) -> Head {
     match bytes.first() {
         None => Head::Incomplete,
         Some(0x16) => match tls_server_name(bytes) {
@@ -209,21 +215,20 @@ fn client_hello_server_name(hello: &[u8]) -> Option<String> {
     None
 }
 
-/// The `Host` of an HTTP/1 request head, without its port. `None`: not a request head.
+/// The `Host` of an HTTP/1 request head, without its port. `None`: not a request head (as
+/// httparse, hyper's parser, reads one), or a `Host` that is not UTF-8.
 fn http_host(bytes: &[u8]) -> Option<Parsed<Option<String>>> {
-    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return Some(Parsed::Incomplete);
-    };
-    let head = std::str::from_utf8(&bytes[..end]).ok()?;
-    let mut lines = head.split("\r\n");
-    let request_line = lines.next()?;
-    if !request_line.ends_with("HTTP/1.1") && !request_line.ends_with("HTTP/1.0") {
-        return None;
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(bytes) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Some(Parsed::Incomplete),
+        Err(_) => return None,
     }
-    let host = lines.find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim().eq_ignore_ascii_case("host").then(|| value.trim())
-    });
+    let host = match request.headers.iter().find(|h| h.name.eq_ignore_ascii_case("host")) {
+        Some(header) => Some(std::str::from_utf8(header.value).ok()?.trim()),
+        None => None,
+    };
     Some(Parsed::Done(host.map(|host| without_port(host).to_ascii_lowercase())))
 }
 
@@ -514,5 +519,37 @@ mod tests {
         );
         assert_eq!(read_head(b"SSH-2.0-x\r\n\r\n"), Head::Unknown);
         assert_eq!(read_head(b"\x00\x01"), Head::Unknown);
+    }
+
+    /// Where httparse (hyper's parser, so what an upstream hyper server would read) differs
+    /// from the hand-written reader it replaced.
+    #[test]
+    fn an_http_head_is_read_as_hyper_reads_it() {
+        // Bare LF line endings end a head (the old reader waited for CRLF CRLF).
+        assert_eq!(
+            read_head(b"GET / HTTP/1.1\nHost: a.test\n\n"),
+            Head::Http(Some("a.test".into()))
+        );
+        // Other headers need not be UTF-8, only the Host (the whole head had to be).
+        assert_eq!(
+            read_head(b"GET / HTTP/1.1\r\nX: \xff\r\nHost: a.test\r\n\r\n"),
+            Head::Http(Some("a.test".into()))
+        );
+        assert_eq!(read_head(b"GET / HTTP/1.1\r\nHost: \xff.test\r\n\r\n"), Head::Unknown);
+        // A malformed head names nothing (the old reader took the Host of these), and
+        // says so as soon as the fault arrives.
+        for bad in [
+            b"GET /a b HTTP/1.1\r\nHost: a.test\r\n\r\n".as_slice(),
+            b"GET / HTTP/1.1\r\nHost : a.test\r\n\r\n",
+            b"GET / HTTP/1.1\r\nno colon\r\nHost: a.test\r\n\r\n",
+            b"GET / HTTP/2.0\r\n",
+        ] {
+            assert_eq!(read_head(bad), Head::Unknown, "{}", String::from_utf8_lossy(bad));
+        }
+        // More header fields than hyper's server takes.
+        let many = format!("GET / HTTP/1.1\r\nHost: a.test\r\n{}\r\n", "X: y\r\n".repeat(100));
+        assert_eq!(read_head(many.as_bytes()), Head::Unknown);
+        let first = b"GET / HTTP/1.1\r\nHost: First.test\r\nHost: second.test\r\n\r\n";
+        assert_eq!(read_head(first), Head::Http(Some("first.test".into())));
     }
 }

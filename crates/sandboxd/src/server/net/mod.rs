@@ -1,5 +1,5 @@
 pub mod attached;
-pub(crate) mod domains;
+pub mod domains;
 pub mod host_addresses;
 pub mod netns;
 pub mod network;
