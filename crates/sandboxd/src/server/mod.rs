@@ -26,9 +26,9 @@ pub(crate) use control::{
     volume_subvolumes, volumes,
 };
 pub(crate) use http::{api, api_body, api_error, proxy, template_api, volume_content};
-pub use net::{attached, host_addresses, netns, network, spare_netns};
 pub use net::domains;
 pub(crate) use net::upstream;
+pub use net::{attached, host_addresses, netns, network, spare_netns};
 pub use sandbox::open_files;
 pub(crate) use sandbox::{
     demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,

@@ -384,19 +384,15 @@ pub fn archive_path(shared: &Control, files_hash: &str) -> PathBuf {
 /// The cache key after each step (`None` for steps that change no files: they are
 /// replayed, never kept).
 fn step_keys(origin: &Origin, steps: &[Step], bodies: &[StepBody]) -> Vec<String> {
-    let mut key = hex(&Sha256::digest(format!("dsh-build-v1\0{}", origin.identity())));
+    let mut key = format!("{:x}", Sha256::digest(format!("dsh-build-v1\0{}", origin.identity())));
     let mut keys = Vec::with_capacity(steps.len());
     for body in bodies {
         let canonical = serde_json::json!([body.kind, body.args, body.files_hash]);
-        key = hex(&Sha256::digest(format!("{key}\0{canonical}")));
+        key = format!("{:x}", Sha256::digest(format!("{key}\0{canonical}")));
         keys.push(key.clone());
     }
     debug_assert_eq!(keys.len(), steps.len());
     keys
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What later steps run with.
@@ -1003,7 +999,7 @@ pub async fn receive_upload(
 /// The signature of an upload link (the SDK uploads without the API key, as to a
 /// presigned URL): a digest of the daemon's API key and the hash.
 pub fn upload_signature(api_key: &str, files_hash: &str) -> String {
-    hex(&Sha256::digest(format!("dsh-template-upload\0{api_key}\0{files_hash}")))
+    format!("{:x}", Sha256::digest(format!("dsh-template-upload\0{api_key}\0{files_hash}")))
 }
 
 #[cfg(test)]

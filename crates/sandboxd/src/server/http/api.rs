@@ -1146,23 +1146,7 @@ fn parse_metadata_filter(text: &str) -> ApiResult<Vec<(String, String)>> {
 }
 
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 struct ListQuery {
@@ -1296,6 +1280,12 @@ async fn list_v1(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn metadata_filters_are_percent_decoded_and_bad_escapes_kept() {
+        assert_eq!(percent_decode("a%20b%2Fc%C3%A9"), "a b/cé");
+        assert_eq!(percent_decode("50%25%zz%4"), "50%%zz%4");
+    }
 
     #[test]
     fn metadata_filters_are_decoded_twice() {

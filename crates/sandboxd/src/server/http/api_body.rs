@@ -20,7 +20,7 @@ pub(crate) const MIN_MEMORY_MB: u64 = 128;
 pub(crate) const MAX_MEMORY_MB: u64 = 1 << 20;
 
 pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    subtle::ConstantTimeEq::ct_eq(a, b).into()
 }
 
 /// JSON body; an empty body is the type's default. A body sent as something else than

@@ -177,15 +177,14 @@ const UPLOAD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Percent-encodes a query value (everything but unreserved characters and `/`).
 fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~' | b'/') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    /// What stays as it is in a path: RFC 3986's unreserved characters and `/`.
+    const KEPT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~')
+        .remove(b'/');
+    percent_encoding::utf8_percent_encode(text, KEPT).to_string()
 }
 
 /// Output cut into lines per stream: a build log entry is a line, however the process's
@@ -232,6 +231,12 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_encoded_but_for_unreserved_characters_and_slashes() {
+        assert_eq!(encode("/home/user/a b%é~.-_"), "/home/user/a%20b%25%C3%A9~.-_");
+        assert_eq!(encode("q?x=1&y#z"), "q%3Fx%3D1%26y%23z");
+    }
 
     #[test]
     fn output_is_cut_into_lines_per_stream_whatever_the_chunks() {

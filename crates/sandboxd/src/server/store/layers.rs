@@ -93,7 +93,7 @@ impl Recipe {
             hasher.update(package.as_bytes());
             hasher.update(b"\n");
         }
-        hex(&hasher.finalize())
+        format!("{:x}", hasher.finalize())
     }
 }
 
@@ -652,11 +652,7 @@ pub fn tree_digest(root: &Path) -> anyhow::Result<(String, u64, u64)> {
             }
         }
     }
-    Ok((hex(&hasher.finalize()), bytes, files))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    Ok((format!("{:x}", hasher.finalize()), bytes, files))
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Option<T> {
