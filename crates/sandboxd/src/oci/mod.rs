@@ -18,6 +18,8 @@
 //!
 //! The image is untrusted: see [`unpack`] for how a layer is kept inside its rootfs.
 
+mod error;
+mod options;
 mod reference;
 mod registry;
 mod unpack;
@@ -30,67 +32,13 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use error::ImageError;
+pub use options::{PullOptions, RegistryAuth};
 pub use reference::Reference;
 
-/// Docker's and OCI's limit is undocumented; 4 MiB is what containerd accepts.
-const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// Chunks in flight between a layer's download and its unpacking.
 const PIPE_CHUNKS: usize = 16;
-
-/// Limits and network policy for pulls.
-#[derive(Debug, Clone)]
-pub struct PullOptions {
-    pub connect_timeout: Duration,
-    /// Each manifest, config and token request, whole.
-    pub request_timeout: Duration,
-    /// Each layer blob, whole.
-    pub blob_timeout: Duration,
-    /// Longest silence while reading any response.
-    pub read_timeout: Duration,
-    pub max_layers: usize,
-    /// The sum of the layers' compressed sizes (as the manifest declares them).
-    pub max_download_bytes: u64,
-    /// The sum of the sizes of the image's regular files.
-    pub max_unpacked_bytes: u64,
-    /// Tar entries over all layers.
-    pub max_entries: u64,
-    /// `host[:port]` of registries spoken to in plain http besides loopback ones
-    /// (127.0.0.0/8, `localhost`, `[::1]`); every other registry is https.
-    pub plain_http: Vec<String>,
-    pub max_manifest_bytes: u64,
-}
-
-impl Default for PullOptions {
-    fn default() -> PullOptions {
-        PullOptions {
-            connect_timeout: Duration::from_secs(15),
-            request_timeout: Duration::from_secs(60),
-            blob_timeout: Duration::from_secs(60 * 60),
-            read_timeout: Duration::from_secs(120),
-            // Overlay's own limit on lower layers is about this.
-            max_layers: 128,
-            max_download_bytes: 16 << 30,
-            max_unpacked_bytes: 32 << 30,
-            max_entries: 2_000_000,
-            plain_http: Vec::new(),
-            max_manifest_bytes: MAX_MANIFEST_BYTES,
-        }
-    }
-}
-
-/// Credentials for a registry (a Bearer token service or Basic auth).
-#[derive(Clone)]
-pub struct RegistryAuth {
-    pub username: String,
-    pub password: String,
-}
-
-impl std::fmt::Debug for RegistryAuth {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegistryAuth").field("username", &self.username).finish_non_exhaustive()
-    }
-}
 
 /// An unpacked image.
 #[derive(Debug, Clone)]
@@ -153,28 +101,6 @@ pub struct ImageConfig {
     pub user: Option<String>,
     pub entrypoint: Vec<String>,
     pub cmd: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ImageError {
-    #[error("bad image reference {0}")]
-    BadReference(String),
-    #[error("image not found: {0}")]
-    NotFound(String),
-    #[error("not authorized: {0}")]
-    Unauthorized(String),
-    #[error("registry error: {0}")]
-    Registry(String),
-    #[error("unsupported image: {0}")]
-    Unsupported(String),
-    #[error("timed out: {0}")]
-    TimedOut(String),
-    #[error("image too large: {0}")]
-    TooLarge(String),
-    #[error("corrupt image: {0}")]
-    Corrupt(String),
-    #[error("image store: {0}")]
-    Io(String),
 }
 
 /// Pulled images under one directory.

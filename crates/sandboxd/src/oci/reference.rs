@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::ImageError;
+use super::error::ImageError;
 
 /// Docker Hub's name in references, and the host its registry API is served from.
 const DOCKER_HUB: &str = "docker.io";

@@ -13,8 +13,9 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Response, StatusCode, Url};
 
+use super::error::ImageError;
+use super::options::{PullOptions, RegistryAuth};
 use super::reference::Reference;
-use super::{ImageError, PullOptions, RegistryAuth};
 
 pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";

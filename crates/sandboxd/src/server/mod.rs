@@ -34,7 +34,7 @@ pub(crate) use sandbox::{
     demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,
     startup,
 };
-pub(crate) use store::{described, files, held_blocks, ready_file, record, volume_records};
+pub(crate) use store::{described, egress, files, held_blocks, ready_file, record, volume_records};
 pub use store::{disk, layers};
 
 pub use api::check_body;

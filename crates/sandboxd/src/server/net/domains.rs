@@ -27,6 +27,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
+pub use crate::server::egress::Domain;
 use crate::server::netns;
 
 /// The mark of the daemon's own connections out of a sandbox's namespace ("dsh" + 1):
@@ -48,58 +49,6 @@ const TLS_ACCESS_DENIED: [u8; 7] = [0x15, 3, 3, 0, 2, 2, 49];
 /// Diverted connections open at once per sandbox; more are closed at once (a sandbox
 /// flooding the daemon with connections costs itself, not the daemon's other sandboxes).
 const MAX_CONNECTIONS: usize = 512;
-
-/// A domain of `allowOut`: `example.test` (that name only) or `*.example.test` (every
-/// name below it, not the name itself). Lowercase, without a trailing dot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Domain {
-    name: String,
-    subdomains: bool,
-}
-
-impl std::fmt::Display for Domain {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.subdomains {
-            f.write_str("*.")?;
-        }
-        f.write_str(&self.name)
-    }
-}
-
-impl Domain {
-    /// `pypi.org`, `*.npmjs.org`; the error says what is wrong, for a 400.
-    pub fn parse(text: &str) -> Result<Domain, String> {
-        let lower = text.trim().trim_end_matches('.').to_ascii_lowercase();
-        let (name, subdomains) = match lower.strip_prefix("*.") {
-            Some(rest) => (rest, true),
-            None => (lower.as_str(), false),
-        };
-        let valid_label = |label: &str| {
-            (1..=63).contains(&label.len())
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        };
-        if name.is_empty() || name.len() > 253 || !name.split('.').all(valid_label) {
-            return Err(format!(
-                "{text:?} is not a domain name (letters, digits, '-' and '_' in dot-separated labels, optionally after \"*.\"), an IPv4 address or a CIDR block"
-            ));
-        }
-        Ok(Domain { name: name.to_owned(), subdomains })
-    }
-
-    /// Whether `host` (as a request names it: any case, maybe a trailing dot) is allowed.
-    pub fn matches(&self, host: &str) -> bool {
-        let host = host.trim_end_matches('.');
-        if self.subdomains {
-            host.len() > self.name.len() + 1
-                && host[host.len() - self.name.len()..].eq_ignore_ascii_case(&self.name)
-                && host.as_bytes()[host.len() - self.name.len() - 1] == b'.'
-        } else {
-            host.eq_ignore_ascii_case(&self.name)
-        }
-    }
-}
 
 /// What the first bytes of a connection say about where it goes.
 #[derive(Debug, PartialEq, Eq)]

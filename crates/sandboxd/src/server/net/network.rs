@@ -19,17 +19,14 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use serde::{Deserialize, Serialize};
 
 use crate::gvisor_net;
 pub use crate::server::attached::Attached;
-use crate::server::domains::{DIVERT_MARK, DIVERTED_PORTS, Domain};
+use crate::server::domains::{DIVERT_MARK, DIVERTED_PORTS};
+pub use crate::server::egress::{Allowed, Cidr, Egress, MAX_RULES};
 pub use crate::server::host_addresses::{host_addresses, is_host_address};
 pub(crate) use crate::server::netns::run_in;
 use crate::spec::private_net;
-
-/// Entries in `allowOut` or `denyOut` at most.
-pub const MAX_RULES: usize = 1000;
 
 /// Private and special ranges the sandbox may not reach unless `allowOut` names them:
 /// the host's LAN, link-local (cloud metadata services), carrier-grade NAT, loopback.
@@ -42,122 +39,6 @@ const LAN: &[&str] = &[
     "127.0.0.0/8",
     "0.0.0.0/8",
 ];
-
-/// An IPv4 address or CIDR block, as `allowOut`/`denyOut` name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cidr {
-    pub address: Ipv4Addr,
-    pub prefix: u8,
-}
-
-impl std::fmt::Display for Cidr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.address, self.prefix)
-    }
-}
-
-impl Cidr {
-    /// `203.0.113.4` or `203.0.113.0/24`; the error says what is wrong, for a 400.
-    pub fn parse(text: &str) -> Result<Cidr, String> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err("an empty entry".into());
-        }
-        let (address, prefix) = match text.split_once('/') {
-            Some((address, prefix)) => {
-                let prefix = prefix
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|p| *p <= 32)
-                    .ok_or_else(|| format!("{text:?}: the prefix must be 0-32"))?;
-                (address, prefix)
-            }
-            None => (text, 32),
-        };
-        let address = address.parse::<Ipv4Addr>().map_err(|_| {
-            if address.contains(':') {
-                format!("{text:?}: IPv6 is not routed in local sandboxes")
-            } else if address.chars().any(|c| c.is_ascii_alphabetic()) {
-                format!("{text:?}: domain names may only be allowed (allowOut), as in E2B; denyOut takes IPv4 addresses and CIDR blocks")
-            } else {
-                format!("{text:?} is not an IPv4 address or CIDR block")
-            }
-        })?;
-        // The network address, so `10.1.2.3/8` and `10.0.0.0/8` are the same rule.
-        let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - prefix) };
-        Ok(Cidr { address: Ipv4Addr::from(u32::from(address) & mask), prefix })
-    }
-}
-
-/// E2B's egress settings of one sandbox.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Egress {
-    #[serde(default)]
-    pub allow_out: Vec<String>,
-    #[serde(default)]
-    pub deny_out: Vec<String>,
-    /// `allow_internet_access: false`: everything not allowed is denied.
-    #[serde(default)]
-    pub internet_denied: bool,
-}
-
-/// An entry of `allowOut`: an address or CIDR block, or a domain (see `domains.rs`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Allowed {
-    Cidr(Cidr),
-    Domain(Domain),
-}
-
-impl Allowed {
-    pub fn parse(text: &str) -> Result<Allowed, String> {
-        match Cidr::parse(text) {
-            Ok(cidr) => Ok(Allowed::Cidr(cidr)),
-            Err(_)
-                if text.bytes().any(|b| b.is_ascii_alphabetic()) && !text.contains([':', '/']) =>
-            {
-                Domain::parse(text).map(Allowed::Domain)
-            }
-            Err(e) => Err(e),
-        }
-    }
-}
-
-impl Egress {
-    /// Checks every entry; the error is for a 400.
-    pub fn validate(&self) -> Result<(), String> {
-        for (name, list) in [("allowOut", &self.allow_out), ("denyOut", &self.deny_out)] {
-            if list.len() > MAX_RULES {
-                return Err(format!("{name} has {} entries; at most {MAX_RULES}", list.len()));
-            }
-        }
-        self.allowed()?;
-        self.denied()?;
-        Ok(())
-    }
-
-    fn allowed(&self) -> Result<Vec<Allowed>, String> {
-        let parse = |entry: &String| Allowed::parse(entry).map_err(|e| format!("allowOut: {e}"));
-        self.allow_out.iter().map(parse).collect()
-    }
-
-    fn denied(&self) -> Result<Vec<Cidr>, String> {
-        let parse = |entry: &String| Cidr::parse(entry).map_err(|e| format!("denyOut: {e}"));
-        self.deny_out.iter().map(parse).collect()
-    }
-
-    /// The domains of `allowOut` (entries that do not parse are left out: a stored
-    /// record's rules were checked when they were set).
-    pub fn domains(&self) -> Vec<Domain> {
-        let allowed = self.allow_out.iter().filter_map(|entry| Allowed::parse(entry).ok());
-        allowed
-            .filter_map(|entry| match entry {
-                Allowed::Domain(domain) => Some(domain),
-                Allowed::Cidr(_) => None,
-            })
-            .collect()
-    }
-}
 
 /// The nftables ruleset of a sandbox's namespace (replacing any earlier one).
 /// `host` are the host's own addresses, never reachable. `divert_port`: where the
@@ -496,6 +377,7 @@ pub fn clean_up(dir: &Path, id: &str) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::server::egress::Domain;
 
     #[test]
     fn entries_are_addresses_or_cidrs_and_errors_say_why() {

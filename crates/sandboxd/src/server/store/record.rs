@@ -117,7 +117,7 @@ pub struct NetworkSettings {
     pub mask_request_host: Option<String>,
     /// `allowOut`, `denyOut`, `allow_internet_access` (private networks only).
     #[serde(default)]
-    pub egress: crate::server::network::Egress,
+    pub egress: crate::server::egress::Egress,
 }
 
 /// The `sandboxes/` directory of the daemon's state directory.

@@ -1,0 +1,179 @@
+//! A sandbox's egress rules as data (E2B's `allowOut`, `denyOut` and
+//! `allow_internet_access`): kept in its record, checked for a 400, parsed into addresses,
+//! blocks and domains. Turning them into firewall rules and the domain filter is the
+//! network layer's (`net/network.rs`, `net/domains.rs`).
+
+use std::net::Ipv4Addr;
+
+use serde::{Deserialize, Serialize};
+
+/// Entries in `allowOut` or `denyOut` at most.
+pub const MAX_RULES: usize = 1000;
+
+/// An IPv4 address or CIDR block, as `allowOut`/`denyOut` name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    pub address: Ipv4Addr,
+    pub prefix: u8,
+}
+
+impl std::fmt::Display for Cidr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.address, self.prefix)
+    }
+}
+
+impl Cidr {
+    /// `203.0.113.4` or `203.0.113.0/24`; the error says what is wrong, for a 400.
+    pub fn parse(text: &str) -> Result<Cidr, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("an empty entry".into());
+        }
+        let (address, prefix) = match text.split_once('/') {
+            Some((address, prefix)) => {
+                let prefix = prefix
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|p| *p <= 32)
+                    .ok_or_else(|| format!("{text:?}: the prefix must be 0-32"))?;
+                (address, prefix)
+            }
+            None => (text, 32),
+        };
+        let address = address.parse::<Ipv4Addr>().map_err(|_| {
+            if address.contains(':') {
+                format!("{text:?}: IPv6 is not routed in local sandboxes")
+            } else if address.chars().any(|c| c.is_ascii_alphabetic()) {
+                format!("{text:?}: domain names may only be allowed (allowOut), as in E2B; denyOut takes IPv4 addresses and CIDR blocks")
+            } else {
+                format!("{text:?} is not an IPv4 address or CIDR block")
+            }
+        })?;
+        // The network address, so `10.1.2.3/8` and `10.0.0.0/8` are the same rule.
+        let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - prefix) };
+        Ok(Cidr { address: Ipv4Addr::from(u32::from(address) & mask), prefix })
+    }
+}
+
+/// E2B's egress settings of one sandbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Egress {
+    #[serde(default)]
+    pub allow_out: Vec<String>,
+    #[serde(default)]
+    pub deny_out: Vec<String>,
+    /// `allow_internet_access: false`: everything not allowed is denied.
+    #[serde(default)]
+    pub internet_denied: bool,
+}
+
+/// An entry of `allowOut`: an address or CIDR block, or a domain (see `domains.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed {
+    Cidr(Cidr),
+    Domain(Domain),
+}
+
+impl Allowed {
+    pub fn parse(text: &str) -> Result<Allowed, String> {
+        match Cidr::parse(text) {
+            Ok(cidr) => Ok(Allowed::Cidr(cidr)),
+            Err(_)
+                if text.bytes().any(|b| b.is_ascii_alphabetic()) && !text.contains([':', '/']) =>
+            {
+                Domain::parse(text).map(Allowed::Domain)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Egress {
+    /// Checks every entry; the error is for a 400.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, list) in [("allowOut", &self.allow_out), ("denyOut", &self.deny_out)] {
+            if list.len() > MAX_RULES {
+                return Err(format!("{name} has {} entries; at most {MAX_RULES}", list.len()));
+            }
+        }
+        self.allowed()?;
+        self.denied()?;
+        Ok(())
+    }
+
+    pub(crate) fn allowed(&self) -> Result<Vec<Allowed>, String> {
+        let parse = |entry: &String| Allowed::parse(entry).map_err(|e| format!("allowOut: {e}"));
+        self.allow_out.iter().map(parse).collect()
+    }
+
+    pub(crate) fn denied(&self) -> Result<Vec<Cidr>, String> {
+        let parse = |entry: &String| Cidr::parse(entry).map_err(|e| format!("denyOut: {e}"));
+        self.deny_out.iter().map(parse).collect()
+    }
+
+    /// The domains of `allowOut` (entries that do not parse are left out: a stored
+    /// record's rules were checked when they were set).
+    pub fn domains(&self) -> Vec<Domain> {
+        let allowed = self.allow_out.iter().filter_map(|entry| Allowed::parse(entry).ok());
+        allowed
+            .filter_map(|entry| match entry {
+                Allowed::Domain(domain) => Some(domain),
+                Allowed::Cidr(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// A domain of `allowOut`: `example.test` (that name only) or `*.example.test` (every
+/// name below it, not the name itself). Lowercase, without a trailing dot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Domain {
+    name: String,
+    subdomains: bool,
+}
+
+impl std::fmt::Display for Domain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.subdomains {
+            f.write_str("*.")?;
+        }
+        f.write_str(&self.name)
+    }
+}
+
+impl Domain {
+    /// `pypi.org`, `*.npmjs.org`; the error says what is wrong, for a 400.
+    pub fn parse(text: &str) -> Result<Domain, String> {
+        let lower = text.trim().trim_end_matches('.').to_ascii_lowercase();
+        let (name, subdomains) = match lower.strip_prefix("*.") {
+            Some(rest) => (rest, true),
+            None => (lower.as_str(), false),
+        };
+        let valid_label = |label: &str| {
+            (1..=63).contains(&label.len())
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        };
+        if name.is_empty() || name.len() > 253 || !name.split('.').all(valid_label) {
+            return Err(format!(
+                "{text:?} is not a domain name (letters, digits, '-' and '_' in dot-separated labels, optionally after \"*.\"), an IPv4 address or a CIDR block"
+            ));
+        }
+        Ok(Domain { name: name.to_owned(), subdomains })
+    }
+
+    /// Whether `host` (as a request names it: any case, maybe a trailing dot) is allowed.
+    pub fn matches(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.');
+        if self.subdomains {
+            host.len() > self.name.len() + 1
+                && host[host.len() - self.name.len()..].eq_ignore_ascii_case(&self.name)
+                && host.as_bytes()[host.len() - self.name.len() - 1] == b'.'
+        } else {
+            host.eq_ignore_ascii_case(&self.name)
+        }
+    }
+}
