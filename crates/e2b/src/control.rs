@@ -8,6 +8,11 @@ use std::time::Duration;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 
+pub use dsh_proto::control::{
+    Collected, ListedSandbox as SandboxDetail, Sandbox as SandboxInfo, SandboxMetric,
+    Snapshot as SnapshotInfo, Volume as VolumeInfo,
+};
+
 use crate::envd::http_error;
 use crate::error::{Error, Result};
 
@@ -48,26 +53,6 @@ pub struct VolumeMount {
     pub path: String,
 }
 
-/// A volume: a directory that outlives sandboxes.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct VolumeInfo {
-    #[serde(rename = "volumeID")]
-    pub volume_id: String,
-    pub name: String,
-}
-
-/// What a local daemon's garbage collection removed (`POST /gc`, dsh's own).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Collected {
-    /// Step cache entries of template builds (their keys).
-    pub cache_entries: Vec<String>,
-    /// Uploaded `COPY` archives (their files hashes).
-    pub uploads: Vec<String>,
-    /// Images pulled for builds `fromImage` (their manifest digests).
-    pub images: Vec<String>,
-}
-
 impl NewSandbox {
     pub fn from_template(template_id: impl Into<String>) -> Self {
         Self {
@@ -81,39 +66,6 @@ impl NewSandbox {
             runtime: None,
         }
     }
-}
-
-/// The create/connect answer.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct SandboxInfo {
-    #[serde(rename = "sandboxID")]
-    pub sandbox_id: String,
-    #[serde(rename = "templateID")]
-    pub template_id: String,
-    pub envd_version: String,
-    #[serde(default)]
-    pub envd_access_token: Option<String>,
-    #[serde(default)]
-    pub domain: Option<String>,
-    /// dsh-sandboxd's isolation level (`strict` or `namespaces`); E2B cloud sends none
-    /// (its sandboxes are microVMs).
-    #[serde(default)]
-    pub isolation: Option<String>,
-    /// The token E2B's edge asks for (`e2b-traffic-access-token`) on the sandbox's ports
-    /// when the sandbox was created with restricted public traffic (the API's `Sandbox`
-    /// schema, `trafficAccessToken`; the SDKs keep it as `traffic_access_token`).
-    #[serde(default)]
-    pub traffic_access_token: Option<String>,
-}
-
-/// A snapshot: its id (what `create` takes as the template) and names.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq, serde::Serialize)]
-pub struct SnapshotInfo {
-    #[serde(rename = "snapshotID")]
-    pub snapshot_id: String,
-    #[serde(default)]
-    pub names: Vec<String>,
 }
 
 /// E2B's API refuses a timeout of 0 with 400 "Timeout must be greater than 0"
@@ -136,41 +88,6 @@ const ESCAPED_IN_SEGMENTS: &AsciiSet =
 /// `text` as one path segment: names may hold `/` and `:`.
 pub(crate) fn urlencoding_path(text: &str) -> String {
     utf8_percent_encode(text, ESCAPED_IN_SEGMENTS).to_string()
-}
-
-/// A sandbox as `get` and `list` report it.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct SandboxDetail {
-    #[serde(rename = "sandboxID")]
-    pub sandbox_id: String,
-    #[serde(rename = "templateID")]
-    pub template_id: String,
-    /// `running` or `paused`.
-    pub state: String,
-    #[serde(default)]
-    pub metadata: HashMap<String, String>,
-    #[serde(default)]
-    pub started_at: Option<String>,
-    #[serde(default)]
-    pub end_at: Option<String>,
-    /// See [`SandboxInfo::isolation`].
-    #[serde(default)]
-    pub isolation: Option<String>,
-}
-
-/// One sample of a sandbox's resource use (`GET /sandboxes/{id}/metrics`).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct SandboxMetric {
-    pub timestamp_unix: u64,
-    pub cpu_count: u64,
-    /// Of the sandbox's CPUs (100 = all of `cpu_count` busy).
-    pub cpu_used_pct: f64,
-    /// Bytes.
-    pub mem_used: u64,
-    /// Bytes: the sandbox's memory limit.
-    pub mem_total: u64,
 }
 
 /// A client of one control plane.
@@ -210,7 +127,7 @@ impl ControlPlane {
     pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{}{path}", self.api_url))
-            .header("X-API-Key", &self.api_key)
+            .header(dsh_proto::control::headers::API_KEY, &self.api_key)
             .timeout(self.timeout)
     }
 

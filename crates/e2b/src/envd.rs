@@ -341,7 +341,7 @@ impl EnvdClient {
                 .header("E2b-Sandbox-Port", dsh_proto::ENVD_PORT.to_string());
         }
         if let Some(token) = &self.access_token {
-            builder = builder.header("X-Access-Token", token);
+            builder = builder.header(dsh_proto::control::headers::ACCESS_TOKEN, token);
         }
         if let Some(user) = self.effective_user(user) {
             let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:"));

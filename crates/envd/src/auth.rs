@@ -15,7 +15,7 @@ use crate::http_api::http_error;
 use crate::state::Envd;
 use crate::users::User;
 
-pub const ACCESS_TOKEN_HEADER: &str = "x-access-token";
+pub const ACCESS_TOKEN_HEADER: &str = dsh_proto::control::headers::ACCESS_TOKEN;
 
 /// The user named by a Basic header (password ignored: E2B uses it to pick a Linux
 /// user, not to authenticate), else the default user.

@@ -7,8 +7,8 @@ use std::time::Duration;
 use crate::spec::{IdRange, IsolationLevel};
 use crate::template::Templates;
 
-/// The envd version the control plane reports (dsh-envd speaks envd 0.6.13).
-pub const ENVD_VERSION: &str = "0.6.13";
+/// The envd version the control plane reports (dsh-envd's).
+pub use dsh_proto::ENVD_VERSION;
 /// Where images pulled for template builds are kept, under the state directory.
 pub(crate) const IMAGES_DIR: &str = "images";
 /// Environment variable naming the dsh-envd binary.

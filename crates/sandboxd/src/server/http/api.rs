@@ -60,7 +60,7 @@ pub(crate) fn router(shared: Arc<Control>) -> Router {
 }
 
 async fn auth(State(shared): S, request: Request, next: Next) -> Response {
-    match request.headers().get("x-api-key") {
+    match request.headers().get(dsh_proto::control::headers::API_KEY) {
         Some(key) if constant_time_eq(key.as_bytes(), shared.api_key.as_bytes()) => {
             next.run(request).await
         }

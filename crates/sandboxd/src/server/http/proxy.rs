@@ -22,8 +22,8 @@ use crate::server::upstream::{IDLE_PER_PORT, connect};
 use crate::server::{ApiError, Shared};
 use http_body_util::BodyExt as _;
 
-pub const SANDBOX_ID_HEADER: &str = "e2b-sandbox-id";
-pub const SANDBOX_PORT_HEADER: &str = "e2b-sandbox-port";
+pub const SANDBOX_ID_HEADER: &str = dsh_proto::control::headers::SANDBOX_ID;
+pub const SANDBOX_PORT_HEADER: &str = dsh_proto::control::headers::SANDBOX_PORT;
 
 /// A sandbox and one of its ports, as a request names them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct Target {
 }
 
 /// Header with a sandbox's traffic access token (`allowPublicTraffic: false`).
-pub const TRAFFIC_TOKEN_HEADER: &str = "e2b-traffic-access-token";
+pub const TRAFFIC_TOKEN_HEADER: &str = dsh_proto::control::headers::TRAFFIC_ACCESS_TOKEN;
 
 /// The sandbox port a request is addressed to, if any: the `E2b-Sandbox-Id` header (with
 /// `E2b-Sandbox-Port`, default envd's), or a Host `<port>-<id>.<domain>`. A port header

@@ -27,7 +27,7 @@ impl std::fmt::Display for Port {
 }
 
 /// envd's port in E2B, and the default of `E2b-Sandbox-Port`.
-pub const ENVD_PORT: u16 = 49983;
+pub use dsh_proto::ENVD_PORT;
 /// One HTTP/1.1 request on a fresh connection to `to` (loopback: connecting costs
 /// microseconds), with TCP_NODELAY. The response body streams.
 pub async fn send<B>(to: &Port, request: Request<B>) -> Result<Response<Incoming>, BoxError>
