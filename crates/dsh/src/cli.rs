@@ -677,7 +677,11 @@ async fn sandbox_command(
             return serve(listen, state_dir, &settings).await;
         }
         SandboxCommand::CreateVolume { name } => {
-            let volume = control()?.create_volume(&name).await?;
+            // The content API's token stays out of the output, as in `volumes`.
+            let volume = dsh_e2b::control::VolumeInfo {
+                token: None,
+                ..control()?.create_volume(&name).await?
+            };
             printer.print(&volume, || volume.volume_id.clone());
         }
         SandboxCommand::Volumes => {

@@ -33,7 +33,7 @@ pub struct SandboxSpec {
     /// cgroup limits (memory, pids, CPU); applied by the launcher when it is given a
     /// cgroup hierarchy ([`crate::Launcher::cgroups`]).
     pub resources: Resources,
-    /// A host mount (the daemon's layer view, see `server/layers.rs`) shown read-only at
+    /// A host mount (the daemon's layer view, see `server/store/layers.rs`) shown read-only at
     /// [`crate::plan::LAYERS_DIR`] and kept in step with it by mount propagation: layers
     /// the daemon adds later appear in the running sandbox too.
     pub layers: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! Disk quotas (`server/disk.rs`): every sandbox's files live in a subvolume of the
+//! Disk quotas (`server/store/disk.rs`): every sandbox's files live in a subvolume of the
 //! daemon's btrfs image, limited to `disk_mb`. A sandbox past its quota gets EDQUOT
 //! inside and a 507 on `/files`; its neighbour keeps writing, the image never grows past
 //! its size, and the quota holds after a restart.

@@ -1,4 +1,4 @@
-//! Volume sizes (`server/volume_quota.rs`): each volume is a btrfs subvolume limited to
+//! Volume sizes (`server/control/volume_quota.rs`): each volume is a btrfs subvolume limited to
 //! its `sizeMB` (a dsh extension of `POST /volumes`; default the sandboxes' `disk_mb`, at
 //! most the image). A bad size is a 400; a volume past its size answers 507 on envd's
 //! `/files` and on the volume content API, and the host sees it hold no more; delete

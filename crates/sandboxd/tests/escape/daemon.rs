@@ -799,7 +799,7 @@ async fn what_root_inside_makes_in_a_volume_is_not_host_roots() {
 /// × 65,536 files each, against `fs.file-max` 2,466,093 here): every other sandbox and
 /// every unprivileged host process would then get ENFILE. Root inside now meets a
 /// per-process limit it cannot raise and a task limit whose product is at most half of
-/// the host's table (`server/open_files.rs` has the arithmetic).
+/// the host's table (`server/sandbox/open_files.rs` has the arithmetic).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_sandbox_cannot_hold_more_than_half_of_the_hosts_file_table() {
     let h = Harness::start(Duration::from_secs(30)).await;
