@@ -31,8 +31,8 @@ pub(crate) use net::upstream;
 pub use net::{attached, host_addresses, netns, network, spare_netns};
 pub use sandbox::open_files;
 pub(crate) use sandbox::{
-    demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, series, shared, slot,
-    startup,
+    demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, runtime, series, shared,
+    slot, startup,
 };
 pub(crate) use store::{described, egress, files, held_blocks, ready_file, record, volume_records};
 pub use store::{disk, layers};

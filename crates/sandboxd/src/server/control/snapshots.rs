@@ -138,9 +138,11 @@ pub async fn take(
             "snapshot '{name}' already exists: delete it first or choose another name"
         )));
     }
-    let running_gvisor = record.runtime == crate::gvisor::Runtime::Gvisor
+    // A runtime that keeps memory on disk (gVisor) snapshots it too.
+    let with_memory = crate::server::runtime::of(record.runtime).memory_kept()
+        == crate::server::runtime::MemoryKept::OnDisk
         && record.phase == crate::server::record::Phase::Running;
-    if running_gvisor {
+    if with_memory {
         crate::server::lifecycle::checkpoint(shared, slot, true).await.map_err(|e| {
             ControlError::Internal(
                 e.context(format!("saving sandbox {}'s memory", record.sandbox_id)),
@@ -149,7 +151,7 @@ pub async fn take(
     }
     let record = slot.record();
     let copied = copy(shared, &record, names).await;
-    if running_gvisor && let Err(e) = crate::server::lifecycle::start(&shared.shared, slot).await {
+    if with_memory && let Err(e) = crate::server::lifecycle::start(&shared.shared, slot).await {
         // Its memory and files are kept: it is paused, and a resume restores it.
         tracing::error!(sandbox = %slot.id, error = format!("{e:#}"), "restoring a sandbox after its snapshot");
         slot.lock().record.phase = crate::server::record::Phase::Paused;

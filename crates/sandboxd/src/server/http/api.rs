@@ -793,7 +793,8 @@ async fn fork(
             }
             // A gVisor sandbox is forked with its processes: its memory is saved next to
             // its files, the forks get both, and it goes on from the same checkpoint.
-            let with_memory = record.runtime == crate::gvisor::Runtime::Gvisor;
+            let with_memory = crate::server::runtime::of(record.runtime).memory_kept()
+                == crate::server::runtime::MemoryKept::OnDisk;
             let record = if with_memory {
                 lifecycle::checkpoint(&shared, &parent, false)
                     .await

@@ -14,13 +14,13 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 
 use crate::cgroup::Resources;
-use crate::gvisor::Runtime;
 use crate::launch::{Output, Payload};
 use crate::running::Running;
 use crate::server::Shared;
 use crate::server::files::now_ms;
 use crate::server::netns::Reach;
 use crate::server::record::{Phase, Record};
+use crate::server::runtime::MemoryKept;
 use crate::server::slot::Slot;
 use crate::server::upstream::{self as proxy, ENVD_PORT, Port};
 use crate::spec::{Isolation, Net, SandboxSpec};
@@ -263,11 +263,10 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
     // On the host's network envd takes a free port and says which; in a network of the
     // sandbox's own it has E2B's port, reached through the namespace.
     let host_network = spec.net == Net::Host;
-    // Under gVisor it is reached at the guest's address, from the sandbox's namespace.
-    let listen = match (host_network, record.runtime) {
-        (true, _) => "127.0.0.1:0".to_owned(),
-        (false, Runtime::Native) => format!("127.0.0.1:{ENVD_PORT}"),
-        (false, Runtime::Gvisor) => format!("0.0.0.0:{ENVD_PORT}"),
+    let runtime = crate::server::runtime::of(record.runtime);
+    let listen = match host_network {
+        true => "127.0.0.1:0".to_owned(),
+        false => runtime.envd_listen(),
     };
     let mut payload = Payload::new(&shared.envd_binary)
         .args(shared.config.envd_args.iter().cloned())
@@ -289,10 +288,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         .args(COMMAND_ALIASES)
         .stdout(Output::File(log.clone()))
         .stderr(Output::File(log));
-    // Under gVisor `user` may read envd's environment (gVisor's /proc lets uid 1000 read
-    // root's `environ`): its token is given only by the first `/init` (see `activate`),
-    // which the daemon sends before anything else runs in the sandbox.
-    if let (Some(token), Runtime::Native) = (&record.envd_access_token, record.runtime) {
+    // Where `user` may read envd's environment (gVisor), its token is given only by the
+    // first `/init` (see `activate`), which the daemon sends before anything else runs.
+    if let (Some(token), true) = (&record.envd_access_token, runtime.token_in_environment()) {
         payload = payload.env("DSH_ENVD_ACCESS_TOKEN", token);
     }
     if let Ok(filter) = std::env::var("DSH_SANDBOXD_ENVD_LOG") {
@@ -314,11 +312,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         None
     };
     let netns_pinned = started.elapsed();
-    let launcher = shared.launcher.clone();
     let spawn_spec = spec.clone();
     let ready_dir = ready_host.clone();
     let disk_owner = shared.clone();
-    let runtime = record.runtime;
     let image = record.checkpoint.as_ref().map(|_| memory_dir(shared, &record.sandbox_id));
     let spawned = tokio::task::spawn_blocking(move || -> anyhow::Result<Running> {
         let making = Instant::now();
@@ -328,33 +324,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
                 .with_context(|| format!("preparing {}", ready_dir.display()))?;
         }
         let dir_made = making.elapsed();
-        let running = match runtime {
-            Runtime::Native => Running::Native(launcher.spawn(&spawn_spec, payload)?),
-            Runtime::Gvisor => {
-                let runsc = disk_owner.runsc.as_ref().map_err(|why| anyhow!("{why}"))?;
-                let state = &disk_owner.config.state_dir;
-                let image = image.as_deref();
-                let cgroup = match &disk_owner.cgroups {
-                    Some(cgroups) => Some(
-                        cgroups
-                            .create(&spawn_spec.id, &spawn_spec.resources)
-                            .context("making the sandbox's cgroup")?,
-                    ),
-                    None => None,
-                };
-                let container = crate::server::gvisor_sandbox::start(
-                    runsc,
-                    state,
-                    &spawn_spec,
-                    payload,
-                    image,
-                    cgroup,
-                    disk_owner.layers.store(),
-                )?;
-                Running::Gvisor(container)
-            }
-        };
-        tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, %runtime, "sandbox set up");
+        let running = runtime.launch(&disk_owner, &spawn_spec, payload, image.as_deref())?;
+        tracing::debug!(sandbox = %spawn_spec.id, ?netns_pinned, ?dir_made, spawned = ?making.elapsed() - dir_made, runtime = %runtime.kind(), "sandbox set up");
         Ok(running)
     })
     .await
@@ -401,10 +372,8 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         let envd = if host_network {
             let addr = wait_for_address(&ready_host.join(READY_FILE), slot).await?;
             Port { reach: Reach::Host, port: addr.port() }
-        } else if let (Runtime::Gvisor, Some(pin)) = (runtime, &spec.netns) {
-            Port { reach: Reach::of_pin(pin, crate::gvisor_net::GUEST)?, port: ENVD_PORT }
         } else {
-            Port { reach: Reach::of_process(pid)?, port: ENVD_PORT }
+            Port { reach: runtime.envd_reach(pid, spec.netns.as_deref())?, port: ENVD_PORT }
         };
         wait_healthy(&envd, slot).await?;
         anyhow::Ok(envd)
@@ -643,10 +612,9 @@ pub async fn pause(shared: &Shared, slot: &Slot, keep_memory: bool) -> anyhow::R
     if keep_memory {
         // gVisor's memory goes to disk, where it outlives the daemon and the host; a
         // native sandbox's processes are frozen in place.
-        let (kept, how) = if slot.record().runtime == Runtime::Gvisor {
-            (checkpoint(shared, slot, true).await, "memory on disk")
-        } else {
-            (freeze(slot).await, "processes frozen, memory kept")
+        let (kept, how) = match crate::server::runtime::of(slot.record().runtime).memory_kept() {
+            MemoryKept::OnDisk => (checkpoint(shared, slot, true).await, "memory on disk"),
+            MemoryKept::Frozen => (freeze(slot).await, "processes frozen, memory kept"),
         };
         match kept {
             Ok(()) => {

@@ -6,6 +6,7 @@ pub(crate) mod lifecycle;
 pub(crate) mod metrics;
 pub mod open_files;
 pub(crate) mod pool;
+pub(crate) mod runtime;
 pub(crate) mod series;
 pub(crate) mod shared;
 pub(crate) mod slot;
