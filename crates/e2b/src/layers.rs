@@ -3,7 +3,6 @@
 //! Same control plane and `X-API-Key` as `/sandboxes`; E2B cloud and older daemons have
 //! no such API and answer 404, which is [`LayerError::Unsupported`].
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -19,35 +18,7 @@ pub const PROVIDE_TIMEOUT: Duration = Duration::from_secs(11 * 60);
 /// How long listing may take (the daemon answers from memory).
 const LIST_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A layer as the daemon lists it. `path` and `bin` are paths inside every sandbox of
-/// that daemon, not on the host.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Layer {
-    /// `sha256-<64 hex>`: the digest of what the layer holds.
-    #[serde(rename = "layerID")]
-    pub layer_id: String,
-    /// The layer's root in the sandbox (read-only).
-    pub path: PathBuf,
-    /// Its programs (`<path>/node_modules/.bin` for npm layers).
-    pub bin: PathBuf,
-    pub bytes: u64,
-    pub files: u64,
-    /// How long its build took.
-    #[serde(default)]
-    pub build_ms: u64,
-    /// What it was built from (listings carry it; a provide answer does not).
-    #[serde(default)]
-    pub recipe: Option<Recipe>,
-}
-
-/// What a layer is built from.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub struct Recipe {
-    /// npm package specs, `name@exact-version`.
-    #[serde(default)]
-    pub npm: Vec<String>,
-}
+pub use dsh_proto::control::{Layer, LayerRecipe as Recipe};
 
 /// The answer to [`Layers::provide_npm`]: the layer, and whether it had to be built.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -156,6 +127,7 @@ fn answer<T: for<'de> Deserialize<'de>>(status: u16, body: &[u8]) -> Result<T, L
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::path::PathBuf;
 
     const ID: &str = "sha256-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 

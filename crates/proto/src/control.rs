@@ -376,3 +376,33 @@ pub struct VolumeEntry {
     pub kind: String,
     pub uid: u32,
 }
+
+/// A read-only layer as a local daemon lists it (dsh's layer API, `GET /layers`). `path`
+/// and `bin` are paths inside every sandbox of that daemon, not on the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Layer {
+    /// Its programs (`<path>/node_modules/.bin` for npm layers).
+    pub bin: std::path::PathBuf,
+    /// How long its build took.
+    #[serde(default)]
+    pub build_ms: u64,
+    pub bytes: u64,
+    pub files: u64,
+    /// `sha256-<64 hex>`: the digest of what the layer holds.
+    #[serde(rename = "layerID")]
+    pub layer_id: String,
+    /// The layer's root in the sandbox (read-only).
+    pub path: std::path::PathBuf,
+    /// What it was built from (listings carry it; a provide answer does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<LayerRecipe>,
+}
+
+/// What a layer is built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerRecipe {
+    /// npm package specs, `name@exact-version`.
+    #[serde(default)]
+    pub npm: Vec<String>,
+}

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use dsh_proto::control as wire;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::server::context::Control;
 use crate::server::files::{now_ms, random_hex, rfc3339};
@@ -907,19 +907,19 @@ async fn provide_layer(
 /// `GET /layers`: the layers this machine has.
 async fn list_layers(State(shared): S) -> Response {
     let layers = shared.layers.list();
-    let listed: Vec<Value> = layers
+    let listed: Vec<wire::Layer> = layers
         .iter()
         .map(|m| {
             let (path, bin) = m.inside();
-            json!({
-                "layerID": m.layer_id,
-                "bin": bin,
-                "path": path,
-                "recipe": m.recipe,
-                "bytes": m.bytes,
-                "files": m.files,
-                "buildMs": m.build_ms,
-            })
+            wire::Layer {
+                bin: bin.into(),
+                build_ms: m.build_ms,
+                bytes: m.bytes,
+                files: m.files,
+                layer_id: m.layer_id.clone(),
+                path: path.into(),
+                recipe: Some(wire::LayerRecipe { npm: m.recipe.npm.clone() }),
+            }
         })
         .collect();
     axum::Json(listed).into_response()
