@@ -171,6 +171,24 @@ async fn a_template_built_from_an_image_runs_its_steps_and_sandboxes_on_the_imag
         ("4755\n1000\n1000\n".to_owned(), 0)
     );
 
+    // The same template under gVisor: the image's files and the build's too (a gVisor
+    // sandbox keeps its files in a native sandbox's layout, the image's directories below).
+    let gvisor = c.create(json!({"templateID": "mini:v1", "runtime": "gvisor"})).await;
+    let (kernel, _) = c.run(&gvisor, "cat /proc/version").await;
+    assert!(kernel.starts_with("Linux version 4.4.0"), "not gVisor's kernel: {kernel}");
+    assert_eq!(
+        c.run(&gvisor, "cat /etc/dsh-image-release /home/user/built.txt; whoami; echo $GREETING; test -e /usr/bin/python3; echo $?")
+            .await,
+        (format!("{RELEASE}built\nuser\na=b\n1\n"), 0)
+    );
+    assert_eq!(
+        c.run(&gvisor, "stat -c %a /usr/bin/id-setuid; id -u; /usr/bin/id-setuid -u").await,
+        ("4755\n1000\n1000\n".to_owned(), 0)
+    );
+    let gvisor_id = gvisor["sandboxID"].as_str().unwrap();
+    let reply = c.call(Method::DELETE, &format!("/sandboxes/{gvisor_id}"), None).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+
     // A rebuild finds the image pulled (the tag still names the same digest) and every
     // step in the cache.
     let (_, build2) = request_build(&c, "mini:v2").await;
@@ -262,4 +280,10 @@ async fn an_image_s_account_files_never_lead_to_the_host_s() {
         "{logs:?}"
     );
     assert!(!logs.iter().any(|l| l.contains("host-only")), "{logs:?}");
+    // A gVisor sandbox of the template reads the same account files.
+    let gvisor = c.create(json!({"templateID": "linked", "runtime": "gvisor"})).await;
+    assert_eq!(
+        c.run(&gvisor, "cat /etc/passwd").await,
+        ("root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::/home/user:/bin/bash\n".to_owned(), 0)
+    );
 }

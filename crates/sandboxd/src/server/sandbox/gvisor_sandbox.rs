@@ -11,7 +11,8 @@
 //! mounts on the host over the same upper layer a native sandbox writes. So a sandbox
 //! from a template built natively sees what the build installed, a snapshot or a fork
 //! may run under either runtime, and root inside writes in `/usr` or `/etc` as in a
-//! native sandbox. Image templates are not run (host templates only). runsc starts in
+//! native sandbox. An image template's directories come from the image's root, as a
+//! native sandbox's do. runsc starts in
 //! the cgroup a native sandbox would have, made with its limits (memory, tasks, CPU), so
 //! the container and gVisor's memory (its sentry's shared memory) are limited and
 //! sampled there. Volumes are shown as a native sandbox's are (an idmapped view of their
@@ -119,9 +120,6 @@ fn gvisor_spec(
     cgroup: Option<crate::cgroup::SandboxCgroup>,
     layers: Option<PathBuf>,
 ) -> anyhow::Result<GvisorSpec> {
-    if spec.template.rootfs.is_some() {
-        bail!("the gvisor runtime runs host templates only (not image templates) for now");
-    }
     // The daemon reaches envd through the sandbox's namespace, linked to gVisor's.
     let netns = match (spec.net, &spec.netns) {
         (Net::Private, Some(pin)) => Some(pin.clone()),
@@ -149,10 +147,20 @@ fn gvisor_spec(
     make_dir(&state.var().join("tmp"), 0o1777, owner(0), owner(0))?;
     volumes.extend(spec.volumes.iter().cloned());
 
-    // The host's account files with the sandbox's `user`, its name and its resolver,
-    // written into `/etc`'s upper layer as a native sandbox's are.
-    let host =
-        |name: &str| std::fs::read_to_string(Path::new("/etc").join(name)).unwrap_or_default();
+    // The template's account files (the host's, or an image's, read inside its root: a
+    // link there never leads to the host's) with the sandbox's `user`, its name and its
+    // resolver, written into `/etc`'s upper layer as a native sandbox's are.
+    let host = |name: &str| {
+        let path = Path::new("/etc").join(name);
+        let bytes = match &spec.template.rootfs {
+            Some(root) => {
+                use crate::syscall::Syscall as _;
+                crate::syscall::LinuxSyscall::default().read_file_in(root, &path)
+            }
+            None => std::fs::read(&path),
+        };
+        bytes.ok().and_then(|bytes| String::from_utf8(bytes).ok()).unwrap_or_default()
+    };
     let mut account = vec![
         ("passwd", crate::users::passwd_with_user(&host("passwd")), false),
         ("group", crate::users::group_with_user(&host("group")), false),
@@ -169,12 +177,15 @@ fn gvisor_spec(
 
     let (mut overlays, mut read_only) = (Vec::new(), Vec::new());
     let mut etc_shown = false;
+    // Each shown directory of the host's, or of an image's root (`source`), at its place.
+    let mut binds = Vec::new();
     for path in crate::plan::shown_paths(spec) {
-        let Ok(meta) = std::fs::symlink_metadata(path) else { continue };
+        let source = spec.template.source(path);
+        let Ok(meta) = std::fs::symlink_metadata(&source) else { continue };
         if meta.file_type().is_symlink() {
             let link = root.join(path.strip_prefix("/").unwrap_or(path));
             if std::fs::symlink_metadata(&link).is_err() {
-                let target = std::fs::read_link(path)?;
+                let target = std::fs::read_link(&source)?;
                 std::os::unix::fs::symlink(&target, &link)
                     .with_context(|| format!("linking {}", link.display()))?;
             }
@@ -199,11 +210,9 @@ fn gvisor_spec(
                 }
                 etc_shown = true;
             }
-            overlays.push(Overlay {
-                lower: path.to_owned(),
-                layers: layers_dir,
-                inside: path.to_owned(),
-            });
+            overlays.push(Overlay { lower: source, layers: layers_dir, inside: path.to_owned() });
+        } else if spec.template.rootfs.is_some() {
+            binds.push((source, path.to_owned()));
         } else {
             read_only.push(path.to_owned());
         }
@@ -220,7 +229,6 @@ fn gvisor_spec(
     // The daemon's read-only layers (language servers provisioned once per machine),
     // where a native sandbox has them: their store, where a layer made later appears
     // too (runsc's gofer does not see mounts made in the view after its start).
-    let mut binds = Vec::new();
     if let Some(store) = layers {
         binds.push((store, PathBuf::from(crate::plan::LAYERS_DIR)));
     }
