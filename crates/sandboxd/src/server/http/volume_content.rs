@@ -297,7 +297,9 @@ fn query_force(query: &HashMap<String, String>) -> bool {
 
 fn check_mode(mode: u32) -> ApiResult<Mode> {
     if mode > 0o7777 {
-        return Err(ApiError::bad_request(format!("mode {mode:o}: at most 0o7777")));
+        return Err(ApiError::bad_request(format!(
+            "mode {mode} (0o{mode:o}): at most 4095 (0o7777)"
+        )));
     }
     Ok(Mode::from_raw_mode(mode))
 }
