@@ -50,9 +50,6 @@ pub struct GvisorSpec {
     /// Host files or directories shown read-only elsewhere: `(host, inside)`, mounted
     /// after `read_only` (so a file may cover one in a shown directory).
     pub binds: Vec<(PathBuf, PathBuf)>,
-    /// Writable directories in gVisor's memory (tmpfs, mode 0755), mounted over
-    /// `read_only` and under `binds` (which may show files in them).
-    pub scratch: Vec<PathBuf>,
     /// Volumes: host directories shown writable inside, through an idmapped view of
     /// their block where they have one (see [`crate::spec::VolumeMount`]).
     pub volumes: Vec<crate::spec::VolumeMount>,
@@ -154,12 +151,6 @@ pub fn config(spec: &GvisorSpec) -> Value {
         mounts.push(json!({
             "destination": path, "type": "bind", "source": path,
             "options": ["rbind", "ro", "nosuid", "nodev"],
-        }));
-    }
-    for destination in &spec.scratch {
-        mounts.push(json!({
-            "destination": destination, "type": "tmpfs", "source": "tmpfs",
-            "options": ["nosuid", "nodev", "mode=755"],
         }));
     }
     for (source, destination) in &spec.binds {

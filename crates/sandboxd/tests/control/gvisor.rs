@@ -83,7 +83,6 @@ fn envd_runs_under_gvisor_in_a_pinned_namespace_and_root_inside_is_a_block_of_it
         overlays: Vec::new(),
         read_only,
         binds: Vec::new(),
-        scratch: Vec::new(),
         volumes: Vec::new(),
         netns: Some(pin.clone()),
         ids: Some(ids),

@@ -36,14 +36,8 @@ impl Status {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct LogEntry {
-    pub timestamp: String,
-    pub level: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub step: Option<String>,
-}
+/// One line of a build's log, as the status route answers it.
+pub use dsh_proto::control::BuildLogEntry as LogEntry;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -78,7 +72,7 @@ impl Progress {
         if self.logs.len() == MAX_LOG_ENTRIES {
             self.logs.push(LogEntry {
                 timestamp: rfc3339(now_ms()),
-                level: "warn",
+                level: "warn".to_owned(),
                 message: format!("(the log is cut here: at most {MAX_LOG_ENTRIES} entries)"),
                 step: step.map(str::to_owned),
             });
@@ -88,7 +82,7 @@ impl Progress {
         }
         self.logs.push(LogEntry {
             timestamp: rfc3339(now_ms()),
-            level,
+            level: level.to_owned(),
             message: message.into(),
             step: step.map(str::to_owned),
         });

@@ -298,15 +298,7 @@ async fn build_status(
     let entries: Vec<&builds::LogEntry> = progress.logs.iter().skip(offset).take(limit).collect();
     let status = wire::BuildStatus {
         build_id,
-        log_entries: entries
-            .iter()
-            .map(|e| wire::BuildLogEntry {
-                level: e.level.to_owned(),
-                message: e.message.clone(),
-                step: e.step.clone(),
-                timestamp: e.timestamp.clone(),
-            })
-            .collect(),
+        log_entries: entries.iter().map(|&e| e.clone()).collect(),
         logs: entries.iter().map(|e| format!("[{}] {}", e.timestamp, e.message)).collect(),
         reason: progress.reason.as_ref().map(|reason| wire::BuildReason {
             log_entries: Vec::new(),
