@@ -73,6 +73,14 @@ enum Command {
         /// --disk-mb; at most the image).
         #[arg(long)]
         volume_mb: Option<u64>,
+        /// A hosts(5) file of names the daemon resolves itself for header rules over
+        /// plain HTTP, before the host's resolver (for names the host's DNS does not know).
+        #[arg(long)]
+        egress_hosts: Option<std::path::PathBuf>,
+        /// PEM certificates trusted (besides the host's store) for the destinations of
+        /// header rules over HTTPS.
+        #[arg(long)]
+        egress_trust: Option<std::path::PathBuf>,
     },
 }
 
@@ -100,6 +108,8 @@ fn main() -> anyhow::Result<()> {
         disk_mb,
         disk_image_mb,
         volume_mb,
+        egress_hosts,
+        egress_trust,
     } = command;
     let mut config = DaemonConfig::new(state_dir);
     config.listen = listen;
@@ -115,6 +125,8 @@ fn main() -> anyhow::Result<()> {
     config.defaults.disk_mb = disk_mb;
     config.disk_image_mb = disk_image_mb;
     config.volume_mb = volume_mb;
+    config.egress_hosts = egress_hosts;
+    config.egress_trust = egress_trust;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
         let shutdown = shutdown_signal()?;
         dsh_sandboxd::serve(config, shutdown).await

@@ -91,6 +91,13 @@ pub struct Config {
     /// limited to its size, see `volume_quota.rs`); default `defaults.disk_mb`, and at
     /// most the image.
     pub volume_mb: Option<u64>,
+    /// A hosts(5) file: names the egress path resolves itself (header rules over plain
+    /// HTTP go only to a name's own addresses; see `intercept.rs`), before the host's
+    /// resolver.
+    pub egress_hosts: Option<PathBuf>,
+    /// PEM certificates trusted, besides the host's store, for the destinations of
+    /// header rules over HTTPS (a company's CA; a test's stand-in).
+    pub egress_trust: Option<PathBuf>,
 }
 
 /// How many sandboxes a daemon keeps started ahead of demand, per template.
@@ -161,6 +168,8 @@ impl Config {
             layer_store: None,
             disk_image_mb: None,
             volume_mb: None,
+            egress_hosts: None,
+            egress_trust: None,
         }
     }
 }

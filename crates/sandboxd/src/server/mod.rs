@@ -28,17 +28,55 @@ pub(crate) use control::{
 pub(crate) use http::{api, api_body, api_error, proxy, template_api, volume_content};
 pub use net::domains;
 pub(crate) use net::upstream;
-pub use net::{attached, host_addresses, netns, network, spare_netns};
+pub use net::{
+    attached, egress_ca, host_addresses, intercept, netns, network, socks5, spare_netns,
+};
 pub use sandbox::open_files;
 pub(crate) use sandbox::{
     demand, envd_client, fork, gvisor_sandbox, lifecycle, metrics, pool, runtime, series, shared,
     slot, startup,
 };
-pub(crate) use store::{described, egress, files, held_blocks, ready_file, record, volume_records};
+pub(crate) use store::{
+    described, egress, files, header_rules, held_blocks, ready_file, record, volume_records,
+};
 pub use store::{disk, layers};
 
 pub use api::check_body;
 pub use lifecycle::kill_stray_init;
+
+/// The egress path's header rules: the daemon's CA (made on first start) and its
+/// configured names. A CA that cannot be made is logged and leaves rules refused.
+fn interception(
+    state_dir: &std::path::Path,
+    egress_hosts: Option<&std::path::Path>,
+    egress_trust: Option<&std::path::Path>,
+) -> anyhow::Result<Option<Arc<intercept::Interception>>> {
+    let hosts = match egress_hosts {
+        Some(path) => intercept::read_hosts(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        ),
+        None => Default::default(),
+    };
+    match egress_ca::EgressCa::open(state_dir, egress_trust) {
+        Ok(ca) => Ok(Some(Arc::new(intercept::Interception {
+            ca: Arc::new(ca),
+            secrets: Arc::new(NoSecrets),
+            hosts,
+        }))),
+        Err(e) => {
+            tracing::warn!(error = format!("{e:#}"), "no egress CA: header rules are refused");
+            Ok(None)
+        }
+    }
+}
+
+struct NoSecrets;
+impl intercept::SecretSource for NoSecrets {
+    fn value(&self, _name: &str) -> Option<String> {
+        None
+    }
+}
 
 /// Removes the gVisor containers (and their bundles) of the daemon whose state directory
 /// is `state_dir`: runsc's processes do not die with their daemon. A start does this; so
@@ -243,7 +281,13 @@ impl Daemon {
         if let (crate::gvisor::Runtime::Gvisor, Err(why)) = (config.runtime, &runsc) {
             anyhow::bail!("the default runtime is gvisor, but {why}");
         }
+        let interception = interception(
+            &state_dir,
+            config.egress_hosts.as_deref(),
+            config.egress_trust.as_deref(),
+        )?;
         let shared = Arc::new(Shared {
+            interception,
             runsc,
             open_files,
             teardowns: Teardowns::default(),

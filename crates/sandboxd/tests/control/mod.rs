@@ -1,4 +1,5 @@
 mod bodies;
+mod credentials;
 mod disk;
 mod doors;
 mod fork;

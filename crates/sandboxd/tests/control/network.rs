@@ -15,6 +15,8 @@ use super::pool::pooled;
 /// 198.51.100.1 and a web server at 198.51.100.2 (TEST-NET-2, routed nowhere).
 pub(super) struct Internet {
     name: String,
+    /// Its end of the veth pair.
+    inet_if: String,
     server: Child,
     host_server: Child,
     pub(super) host_port: u16,
@@ -78,7 +80,28 @@ impl Internet {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        Internet { name, server, host_server, host_port, tls_server: None }
+        Internet { name, inet_if, server, host_server, host_port, tls_server: None }
+    }
+
+    /// Its namespace's name (`ip netns exec <name> ...`).
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Gives the internet's server side one more address (on the same /24).
+    pub(super) fn add_address(&self, address: &str) {
+        ip(&["-n", &self.name, "addr", "add", &format!("{address}/24"), "dev", &self.inet_if]);
+    }
+
+    /// Starts `program` with `args` inside the internet's namespace.
+    pub(super) fn spawn(&self, program: &str, args: &[&str]) -> Child {
+        Command::new("ip")
+            .args(["netns", "exec", &self.name, program])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 
     /// A TLS server on port 443 (a self-signed certificate) that answers every

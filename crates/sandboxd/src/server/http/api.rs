@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::server::context::Control;
 use crate::server::files::{now_ms, random_hex, rfc3339};
+use crate::server::header_rules::{EgressProxy, Rules};
 use crate::server::network::Egress;
 use crate::server::pool;
 use crate::server::record::{NetworkSettings, Phase, Record, VolumeMountRecord};
@@ -136,8 +137,12 @@ pub fn check_body(
         }
         "POST /sandboxes/{id}/timeout" => parse_body::<TimeoutBody>(content_type, body)
             .and_then(|b| required_timeout(b.timeout).map(drop)),
-        "PUT /sandboxes/{id}/network" => parse_body::<NetworkUpdate>(content_type, body)
-            .and_then(|b| egress(b.allow_out, b.deny_out, b.allow_internet_access).map(drop)),
+        "PUT /sandboxes/{id}/network" => {
+            parse_body::<NetworkUpdate>(content_type, body).and_then(|b| {
+                let access = b.allow_internet_access;
+                egress(b.allow_out, b.deny_out, b.rules, b.egress_proxy, access).map(drop)
+            })
+        }
         "POST /layers" => parse_body::<crate::server::layers::Recipe>(content_type, body)
             .and_then(|recipe| recipe.validate().map_err(ApiError::bad_request)),
         other => return Err((404, format!("no route {other}"))),
@@ -223,22 +228,52 @@ fn template_id(record: &Record) -> &str {
 fn egress(
     allow_out: Option<Vec<String>>,
     deny_out: Option<Vec<String>>,
+    rules: Option<Rules>,
+    egress_proxy: Option<EgressProxy>,
     allow_internet_access: Option<bool>,
 ) -> ApiResult<Egress> {
+    let proxy =
+        egress_proxy.map(|proxy| proxy.checked()).transpose().map_err(ApiError::bad_request)?;
     let egress = Egress {
         allow_out: allow_out.unwrap_or_default(),
         deny_out: deny_out.unwrap_or_default(),
         internet_denied: allow_internet_access == Some(false),
+        rules: rules.unwrap_or_default(),
+        egress_proxy: proxy,
     };
     egress.validate().map_err(ApiError::bad_request)?;
     Ok(egress)
+}
+
+/// What this daemon can do of `egress`: header rules and a proxy act on a private
+/// network's egress path only; rules need the daemon's CA.
+fn check_egress_support(shared: &Control, egress: &Egress) -> ApiResult<()> {
+    let needs_path = !egress.rules.is_empty() || egress.egress_proxy.is_some();
+    if needs_path && shared.config.net != crate::spec::Net::Private {
+        return Err(ApiError::bad_request(format!(
+            "network.rules and network.egressProxy need private sandbox networks; this daemon gives sandboxes net = {:?}",
+            shared.config.net
+        )));
+    }
+    if !egress.rules.is_empty() && shared.interception.is_none() {
+        return Err(ApiError::bad_request(
+            "network.rules: this daemon has no egress CA (its log says why it could not make one)",
+        ));
+    }
+    Ok(())
 }
 
 fn network_settings(
     body: NetworkBody,
     allow_internet_access: Option<bool>,
 ) -> ApiResult<NetworkSettings> {
-    let egress = egress(body.allow_out, body.deny_out, allow_internet_access)?;
+    let egress = egress(
+        body.allow_out,
+        body.deny_out,
+        body.rules,
+        body.egress_proxy,
+        allow_internet_access,
+    )?;
     if let Some(mask) = &body.mask_request_host
         && (mask.is_empty()
             || mask.len() > 253
@@ -411,6 +446,8 @@ struct NetworkBody {
     mask_request_host: Option<String>,
     allow_out: Option<Vec<String>>,
     deny_out: Option<Vec<String>>,
+    rules: Option<Rules>,
+    egress_proxy: Option<EgressProxy>,
 }
 
 /// `PUT /sandboxes/{id}/network`: the egress rules, replaced whole (omitted = cleared).
@@ -419,6 +456,8 @@ struct NetworkBody {
 struct NetworkUpdate {
     allow_out: Option<Vec<String>>,
     deny_out: Option<Vec<String>>,
+    rules: Option<Rules>,
+    egress_proxy: Option<EgressProxy>,
     #[serde(rename = "allow_internet_access")]
     allow_internet_access: Option<bool>,
 }
@@ -494,6 +533,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
         let mounts = body.volume_mounts.take().unwrap_or_default();
         let (mut record, timeout) =
             new_record(&shared.config.templates, Some(&shared.images), body)?;
+        check_egress_support(&shared, &record.network.egress)?;
         record.volume_mounts = volume_mounts(&shared, mounts, &template_paths(&shared, &record))?;
         record.alias = Some(template.name.clone());
         // The create's runtime, or the template's, or the daemon's.
@@ -524,6 +564,7 @@ async fn create(State(shared): S, JsonBody(mut body): JsonBody<CreateBody>) -> A
     }
     let mounts = body.volume_mounts.take().unwrap_or_default();
     let (mut record, timeout) = new_record(&shared.config.templates, Some(&shared.images), body)?;
+    check_egress_support(&shared, &record.network.egress)?;
     record.runtime = runtime;
     let template_paths = template_paths(&shared, &record);
     record.volume_mounts = volume_mounts(&shared, mounts, &template_paths)?;
@@ -1104,7 +1145,9 @@ async fn update_network(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<NetworkUpdate>,
 ) -> ApiResult<StatusCode> {
-    let egress = egress(body.allow_out, body.deny_out, body.allow_internet_access)?;
+    let access = body.allow_internet_access;
+    let egress = egress(body.allow_out, body.deny_out, body.rules, body.egress_proxy, access)?;
+    check_egress_support(&shared, &egress)?;
     if shared.config.net != crate::spec::Net::Private {
         return Err(ApiError::bad_request(format!(
             "egress rules need private sandbox networks; this daemon gives sandboxes net = {:?}",

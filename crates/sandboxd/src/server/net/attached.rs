@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::server::domains::{Divert, Domain};
+use crate::server::domains::{Divert, Policy};
 use crate::server::host_addresses::host_addresses;
+use crate::server::intercept::Interception;
 use crate::server::netns::bind;
 use crate::server::network::*;
 use crate::server::spare_netns::{SpareNetworks, TakenNetwork};
@@ -27,6 +28,8 @@ pub struct Attached {
     setting_up: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     /// The domain filter on the sandbox's loopback (dropped, and stopped, first).
     divert: Option<Divert>,
+    /// What the domain filter serves header rules with.
+    interception: Option<Arc<Interception>>,
 }
 
 impl Attached {
@@ -43,6 +46,7 @@ impl Attached {
         id: &str,
         egress: &Egress,
         spares: &Arc<SpareNetworks>,
+        interception: Option<Arc<Interception>>,
     ) -> anyhow::Result<Attached> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut attached = Attached {
@@ -51,6 +55,7 @@ impl Attached {
             spare: None,
             setting_up: None,
             divert: None,
+            interception,
         };
         // A leftover of a daemon that died is replaced.
         attached.detach();
@@ -120,8 +125,13 @@ impl Attached {
         egress: &Egress,
     ) -> anyhow::Result<u16> {
         let namespace = std::fs::File::open(&self.pin).context("opening the pinned namespace")?;
-        let divert = Divert::serve(listener, namespace.into(), egress.domains())
-            .context("starting the sandbox's domain filter")?;
+        let divert = Divert::serve(
+            listener,
+            namespace.into(),
+            Policy::of(egress),
+            self.interception.clone(),
+        )
+        .context("starting the sandbox's domain filter")?;
         let port = divert.port();
         self.divert = Some(divert);
         Ok(port)
@@ -147,10 +157,10 @@ impl Attached {
         self.divert.as_ref().map(Divert::port)
     }
 
-    /// Replaces the domains the filter lets through (the rules are [`load`]ed apart).
-    pub fn allow_domains(&self, domains: Vec<Domain>) {
+    /// Replaces what the filter acts on (the nftables rules are [`load`]ed apart).
+    pub fn set_policy(&self, egress: &Egress) {
         if let Some(divert) = &self.divert {
-            divert.allow(domains);
+            divert.set_policy(Policy::of(egress));
         }
     }
 }
@@ -196,6 +206,7 @@ impl Drop for Attached {
             spare: self.spare.take(),
             setting_up: None,
             divert: None,
+            interception: None,
         };
         let waiting = std::thread::Builder::new().name("dsh-netns-down".into()).spawn(move || {
             let _ = setting_up.join();

@@ -28,7 +28,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
 pub use crate::server::egress::Domain;
-use crate::server::netns;
+use crate::server::egress::{Allowed, Cidr, Egress};
+use crate::server::header_rules::{EgressProxy, HeaderRule};
+use crate::server::intercept::Interception;
+use crate::server::{netns, socks5};
 
 /// The mark of the daemon's own connections out of a sandbox's namespace ("dsh" + 1):
 /// the rules neither divert nor refuse them for the user's `denyOut`.
@@ -192,12 +195,72 @@ fn without_port(host: &str) -> &str {
     }
 }
 
+/// What the egress path of one sandbox acts on: its rules as data (E2B's `allowOut`,
+/// `denyOut`, `allow_internet_access`, `rules`, `egressProxy`).
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// The names of `allowOut`.
+    domains: Vec<Domain>,
+    /// The addresses and blocks of `allowOut` and of `denyOut`.
+    allow: Vec<Cidr>,
+    deny: Vec<Cidr>,
+    internet_denied: bool,
+    rules: Vec<HeaderRule>,
+    proxy: Option<EgressProxy>,
+}
+
+impl Policy {
+    /// The policy `egress` says (a stored record's rules were checked when set: entries
+    /// that do not parse are left out).
+    pub fn of(egress: &Egress) -> Policy {
+        let allowed = egress.allow_out.iter().filter_map(|entry| Allowed::parse(entry).ok());
+        let (mut domains, mut allow) = (Vec::new(), Vec::new());
+        for entry in allowed {
+            match entry {
+                Allowed::Domain(domain) => domains.push(domain),
+                Allowed::Cidr(cidr) => allow.push(cidr),
+            }
+        }
+        let deny = egress.deny_out.iter().filter_map(|entry| Cidr::parse(entry).ok()).collect();
+        Policy {
+            domains,
+            allow,
+            deny,
+            internet_denied: egress.internet_denied,
+            rules: egress.header_rules(),
+            proxy: egress.egress_proxy.clone(),
+        }
+    }
+
+    /// Whether the address rules alone let a connection to `ip` out, as the nftables
+    /// rules decide (see `network.rs`): allowed first, then the LAN refused, then denied.
+    /// The host's own addresses are refused apart.
+    pub fn address_allows(&self, ip: Ipv4Addr) -> bool {
+        if self.allow.iter().any(|cidr| cidr.contains(ip)) {
+            return true;
+        }
+        if crate::server::network::LAN
+            .iter()
+            .filter_map(|block| Cidr::parse(block).ok())
+            .any(|cidr| cidr.contains(ip))
+        {
+            return false;
+        }
+        !self.internet_denied && !self.deny.iter().any(|cidr| cidr.contains(ip))
+    }
+
+    /// The header rule for `name`, if one matches (the first, in domain order).
+    fn rule_for(&self, name: &str) -> Option<&HeaderRule> {
+        self.rules.iter().find(|rule| rule.domain.matches(name))
+    }
+}
+
 /// The domain filter of one sandbox: a listener on its loopback (made with its
 /// namespace, before anything of the sandbox runs) and the task serving it, stopped
 /// with the value.
 pub struct Divert {
     port: u16,
-    domains: watch::Sender<Arc<[Domain]>>,
+    policy: watch::Sender<Arc<Policy>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -211,17 +274,20 @@ impl Divert {
     }
 
     /// Serves `listener` (from [`Divert::listener_here`], made in `netns`) on the current
-    /// tokio runtime, allowing `domains` until [`Divert::allow`] replaces them.
+    /// tokio runtime, with `policy` until [`Divert::set_policy`] replaces it. Without
+    /// `interception`, header rules are not acted on (their connections pass through).
     pub fn serve(
         listener: std::net::TcpListener,
         netns: OwnedFd,
-        domains: Vec<Domain>,
+        policy: Policy,
+        interception: Option<Arc<Interception>>,
     ) -> io::Result<Divert> {
         let port = listener.local_addr()?.port();
         let listener = TcpListener::from_std(listener)?;
-        let (sender, receiver) = watch::channel(Arc::from(domains));
-        let task = tokio::spawn(accept_loop(listener, Arc::new(netns), receiver));
-        Ok(Divert { port, domains: sender, task: Some(task) })
+        let (sender, receiver) = watch::channel(Arc::new(policy));
+        let context = Arc::new(Outbound { netns: Arc::new(netns), interception });
+        let task = tokio::spawn(accept_loop(listener, context, receiver));
+        Ok(Divert { port, policy: sender, task: Some(task) })
     }
 
     /// The listener's port on the sandbox's loopback (where the rules redirect to).
@@ -229,9 +295,9 @@ impl Divert {
         self.port
     }
 
-    /// Replaces the allowed domains, for connections diverted from now on.
-    pub fn allow(&self, domains: Vec<Domain>) {
-        self.domains.send_replace(Arc::from(domains));
+    /// Replaces the policy, for connections diverted from now on.
+    pub fn set_policy(&self, policy: Policy) {
+        self.policy.send_replace(Arc::new(policy));
     }
 }
 
@@ -249,10 +315,17 @@ impl Drop for Divert {
     }
 }
 
+/// What every diverted connection of a sandbox uses: its namespace (where connections
+/// to destinations are made) and the daemon's interception.
+struct Outbound {
+    netns: Arc<OwnedFd>,
+    interception: Option<Arc<Interception>>,
+}
+
 async fn accept_loop(
     listener: TcpListener,
-    netns: Arc<OwnedFd>,
-    domains: watch::Receiver<Arc<[Domain]>>,
+    context: Arc<Outbound>,
+    policy: watch::Receiver<Arc<Policy>>,
 ) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let mut connections = tokio::task::JoinSet::new();
@@ -272,11 +345,11 @@ async fn accept_loop(
             }
         };
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else { continue };
-        let allowed = domains.borrow().clone();
-        let netns = Arc::clone(&netns);
+        let policy = policy.borrow().clone();
+        let context = Arc::clone(&context);
         // Aborting the loop (the sandbox stopped) aborts its connections with it.
         connections.spawn(async move {
-            if let Err(e) = relay(stream, &netns, &allowed).await {
+            if let Err(e) = relay(stream, &context, &policy).await {
                 tracing::debug!(error = %e, "diverted connection");
             }
             drop(permit);
@@ -284,9 +357,30 @@ async fn accept_loop(
     }
 }
 
-/// One diverted connection: read its name, refuse it or connect it where it was going.
-async fn relay(mut stream: TcpStream, netns: &Arc<OwnedFd>, allowed: &[Domain]) -> io::Result<()> {
+/// One diverted connection: read its name where it has one, refuse it, serve it (a
+/// header rule) or connect it where it was going.
+async fn relay(mut stream: TcpStream, context: &Outbound, policy: &Policy) -> io::Result<()> {
     let destination = original_destination(&stream)?;
+    // The host's addresses as they are now, not as the rules last heard of them: an
+    // address the host gained a moment ago is still refused.
+    if crate::server::host_addresses::is_host_address(*destination.ip()) {
+        tracing::debug!(%destination, "egress to the host refused");
+        stream.shutdown().await?;
+        return Ok(());
+    }
+    let by_address = policy.address_allows(*destination.ip());
+    if !DIVERTED_PORTS.contains(&destination.port()) {
+        // Diverted only to go through the egress proxy: no name to read (the program may
+        // wait for the server to speak first).
+        if !by_address {
+            stream.shutdown().await?;
+            return Ok(());
+        }
+        let mut upstream = open(context, policy, destination, None).await?;
+        stream.set_nodelay(true)?;
+        tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
+        return Ok(());
+    }
     let mut head = Vec::with_capacity(2048);
     let read = tokio::time::timeout(HEAD_TIMEOUT, async {
         loop {
@@ -308,46 +402,94 @@ async fn relay(mut stream: TcpStream, netns: &Arc<OwnedFd>, allowed: &[Domain]) 
         Head::Tls(name) | Head::Http(name) => name.as_deref(),
         Head::Incomplete | Head::Unknown => None,
     };
-    let permitted = name.is_some_and(|name| allowed.iter().any(|domain| domain.matches(name)));
+    let permitted = by_address
+        || name.is_some_and(|name| policy.domains.iter().any(|domain| domain.matches(name)));
     if !permitted {
         tracing::debug!(%destination, ?name, "egress refused by the sandbox's rules");
-        if let Head::Tls(_) = read {
-            // A fatal access_denied alert (RFC 8446 6.2), which TLS clients report as
-            // such instead of a bare end of stream.
-            stream.write_all(&TLS_ACCESS_DENIED).await?;
-            stream.shutdown().await?;
-        }
-        if let Head::Http(_) = read {
-            let body = format!(
-                "dsh: egress to {} ({destination}) is refused by this sandbox's network rules; allowOut names the domains it may reach\n",
-                name.unwrap_or("a request without a Host header")
-            );
-            let reply = format!(
-                "HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            stream.write_all(reply.as_bytes()).await?;
-            stream.shutdown().await?;
-        }
-        return Ok(());
+        return refuse(&mut stream, &read, &format!(
+            "dsh: egress to {} ({destination}) is refused by this sandbox's network rules; allowOut names the domains it may reach\n",
+            name.unwrap_or("a request without a Host header")
+        )).await;
     }
-    // The host's addresses as they are now, not as the rules last heard of them: an
-    // allowed name sent to an address the host gained a moment ago is still refused.
-    if crate::server::host_addresses::is_host_address(*destination.ip()) {
-        tracing::debug!(%destination, ?name, "egress to the host refused");
-        stream.shutdown().await?;
-        return Ok(());
+    let tls = matches!(read, Head::Tls(_));
+    if let (Some(name), Some(interception)) = (name, &context.interception)
+        && let Some(rule) = policy.rule_for(name)
+        && (tls || matches!(read, Head::Http(_)))
+    {
+        // Plain HTTP proves nothing about where it goes: the headers go only to an
+        // address the name has for the daemon (or by name through the proxy).
+        if !tls && policy.proxy.is_none() {
+            let addresses = interception.addresses(name).await;
+            if !addresses.contains(destination.ip()) {
+                tracing::debug!(%destination, name, "a rule domain's request to an address the name does not have");
+                return refuse(&mut stream, &read, &format!(
+                    "dsh: {name} has header rules, which are sent only to its own addresses; {} is not one ({name} resolves to {addresses:?} for the daemon)\n",
+                    destination.ip()
+                )).await;
+            }
+        }
+        let upstream = open(context, policy, destination, Some(name)).await;
+        stream.set_nodelay(true)?;
+        return crate::server::intercept::serve(
+            interception,
+            stream,
+            head,
+            tls,
+            name,
+            rule.clone(),
+            upstream,
+        )
+        .await;
     }
-    let socket = netns::socket_in(Arc::clone(netns), Some(DIVERT_MARK)).await?;
-    let mut upstream =
-        tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(SocketAddr::V4(destination)))
-            .await
-            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connecting upstream"))??;
-    upstream.set_nodelay(true)?;
+    let mut upstream = open(context, policy, destination, name).await?;
     stream.set_nodelay(true)?;
     upstream.write_all(&head).await?;
     tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
     Ok(())
+}
+
+/// Closes a refused connection after an answer that says why: a 403 for HTTP, an
+/// `access_denied` alert for TLS.
+async fn refuse(stream: &mut TcpStream, read: &Head, message: &str) -> io::Result<()> {
+    match read {
+        // A fatal access_denied alert (RFC 8446 6.2), which TLS clients report as such
+        // instead of a bare end of stream.
+        Head::Tls(_) => stream.write_all(&TLS_ACCESS_DENIED).await?,
+        Head::Http(_) => {
+            let reply = format!(
+                "HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{message}",
+                message.len()
+            );
+            stream.write_all(reply.as_bytes()).await?;
+        }
+        Head::Incomplete | Head::Unknown => {}
+    }
+    stream.shutdown().await
+}
+
+/// The daemon's connection toward `destination` for a sandbox: through the egress proxy
+/// when there is one (by `name` when the flow has one: the proxy resolves it), else from
+/// the sandbox's namespace, with the mark its rules let through.
+async fn open(
+    context: &Outbound,
+    policy: &Policy,
+    destination: SocketAddrV4,
+    name: Option<&str>,
+) -> io::Result<TcpStream> {
+    if let Some(proxy) = &policy.proxy {
+        let target = match name {
+            Some(name) => socks5::Target::Name(name, destination.port()),
+            None => socks5::Target::Address(destination),
+        };
+        return socks5::connect(proxy, target).await;
+    }
+    let socket = netns::socket_in(Arc::clone(&context.netns), Some(DIVERT_MARK)).await?;
+    let upstream =
+        tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(SocketAddr::V4(destination)))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connecting upstream"))??;
+    upstream.set_nodelay(true)?;
+    Ok(upstream)
 }
 
 /// Where a redirected connection was going (`SO_ORIGINAL_DST`, from conntrack).

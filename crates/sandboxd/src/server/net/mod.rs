@@ -1,7 +1,10 @@
 pub mod attached;
 pub mod domains;
+pub mod egress_ca;
 pub mod host_addresses;
+pub mod intercept;
 pub mod netns;
 pub mod network;
+pub mod socks5;
 pub mod spare_netns;
 pub(crate) mod upstream;

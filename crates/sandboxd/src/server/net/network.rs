@@ -30,7 +30,7 @@ use crate::spec::private_net;
 
 /// Private and special ranges the sandbox may not reach unless `allowOut` names them:
 /// the host's LAN, link-local (cloud metadata services), carrier-grade NAT, loopback.
-const LAN: &[&str] = &[
+pub(crate) const LAN: &[&str] = &[
     "10.0.0.0/8",
     "172.16.0.0/12",
     "192.168.0.0/16",
@@ -99,11 +99,15 @@ pub fn ruleset(
     };
 
     // With domains allowed, what the address rules would refuse on ports 80 and 443 goes
-    // to the domain filter instead (`chain divert` below, which runs first). The filter
-    // chain then sees the redirected address but still the original interface.
+    // to the domain filter instead (`chain divert` below, which runs first). With header
+    // rules, every connection to ports 80 and 443 goes there (the filter serves those to
+    // rule domains, and refuses or passes the rest as the address rules would); with an
+    // egress proxy, every TCP connection (the filter tunnels it). The filter chain then
+    // sees the redirected address but still the original interface.
     let refused_by_rules = !deny.is_empty() || egress.internet_denied;
+    let every_flow = !egress.rules.is_empty() || egress.egress_proxy.is_some();
     let divert = match divert_port {
-        Some(port) if domains && refused_by_rules => Some(port),
+        Some(port) if (domains && refused_by_rules) || every_flow => Some(port),
         _ => None,
     };
     // The namespace's own connections to a gVisor guest are the daemon's (to its envd
@@ -137,27 +141,49 @@ pub fn ruleset(
     chain(&mut out, "guest_out", "nat hook postrouting priority srcnat", &masquerade, &[]);
     if let Some(port) = divert {
         let ports = DIVERTED_PORTS.map(|p| p.to_string()).join(", ");
-        let mut returns = vec!["ip daddr @host return".to_owned()];
-        if !allow.is_empty() {
-            returns.push(format!("ip daddr {} return", set(&allow)));
-        }
-        returns.push(format!("ip daddr {} return", set(&lan)));
-        let to = |action: &str| {
+        let body = |action: &str| -> Vec<String> {
+            let mut body = vec!["ip daddr @host return".to_owned()];
+            if every_flow {
+                // Everything but the host, pasta's DNS and the LAN not allowed.
+                let flows = if egress.egress_proxy.is_some() {
+                    "meta l4proto tcp".to_owned()
+                } else {
+                    format!("tcp dport {{ {ports} }}")
+                };
+                body.push(format!("ip daddr {} return", private_net::DNS));
+                if !allow.is_empty() {
+                    body.push(format!("ip daddr {} {flows} {action}", set(&allow)));
+                }
+                body.push(format!("ip daddr {} return", set(&lan)));
+                body.push(format!("{flows} {action}"));
+                return body;
+            }
+            if !allow.is_empty() {
+                body.push(format!("ip daddr {} return", set(&allow)));
+            }
+            body.push(format!("ip daddr {} return", set(&lan)));
             let rule = format!("tcp dport {{ {ports} }} {action}");
-            if egress.internet_denied { rule } else { format!("ip daddr {} {rule}", set(&deny)) }
+            body.push(if egress.internet_denied {
+                rule
+            } else {
+                format!("ip daddr {} {rule}", set(&deny))
+            });
+            body
         };
         let own = [format!("meta mark {mark} return"), "oifname \"lo\" return".to_owned()];
-        let mut body = returns.clone();
-        body.push(to(&format!("redirect to :{port}")));
-        chain(&mut out, "divert", "nat hook output priority -100", &own, &body);
-        let mut body = returns;
-        body.push(to(&format!("dnat ip to 127.0.0.1:{port}")));
+        chain(
+            &mut out,
+            "divert",
+            "nat hook output priority -100",
+            &own,
+            &body(&format!("redirect to :{port}")),
+        );
         chain(
             &mut out,
             "divert_guest",
             "nat hook prerouting priority -100",
             &[format!("{guest} return")],
-            &body,
+            &body(&format!("dnat ip to 127.0.0.1:{port}")),
         );
     }
     out.push_str("}\n");
@@ -431,6 +457,7 @@ mod tests {
             allow_out: vec!["10.1.0.0/16".into()],
             deny_out: vec!["198.51.100.7".into()],
             internet_denied: true,
+            ..Egress::default()
         };
         let host = [Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(192, 0, 2, 2)];
         assert_eq!(
@@ -490,6 +517,7 @@ table inet dsh {
             allow_out: vec!["203.0.113.9".into(), "pkg.test".into(), "*.cdn.test".into()],
             deny_out: vec!["0.0.0.0/0".into()],
             internet_denied: false,
+            ..Egress::default()
         };
         assert_eq!(
             egress.domains(),

@@ -301,8 +301,9 @@ pub async fn launch(shared: &Arc<Shared>, slot: &Slot) -> anyhow::Result<()> {
         let dir = shared.config.state_dir.join(NETNS_DIR);
         let (id, egress) = (record.sandbox_id.clone(), record.network.egress.clone());
         let spares = Arc::clone(&shared.spare_netns);
+        let interception = shared.interception.clone();
         let attached = tokio::task::spawn_blocking(move || {
-            crate::server::attached::Attached::start(&dir, &id, &egress, &spares)
+            crate::server::attached::Attached::start(&dir, &id, &egress, &spares, interception)
         })
         .await
         .context("the network task panicked")??;
@@ -414,7 +415,7 @@ pub async fn load_egress(
     egress: &crate::server::network::Egress,
 ) -> anyhow::Result<()> {
     let network = slot.lock().network.as_ref().map(|network| {
-        network.allow_domains(egress.domains());
+        network.set_policy(egress);
         (network.pin().to_owned(), network.divert_port())
     });
     let Some((pin, divert_port)) = network else { return Ok(()) };
@@ -530,14 +531,22 @@ async fn init(
 ) -> anyhow::Result<()> {
     let record = slot.record();
     let spec = spec_for(shared, &record)?;
-    // The template's (an image's ENV), then the create's over them.
+    // The template's (an image's ENV), then the egress CA's, then the create's over them.
     let mut env_vars = spec.template.process_env.clone();
+    let ca_bundle = match (&shared.interception, spec.net) {
+        (Some(interception), Net::Private) => {
+            env_vars.extend(trust_env());
+            Some(interception.ca.certificate_pem())
+        }
+        _ => None,
+    };
     env_vars.extend(record.env_vars.clone());
     let body = serde_json::json!({
         "envVars": env_vars,
         "accessToken": record.envd_access_token,
         "defaultUser": default_user(&record),
         "defaultWorkdir": default_workdir(&record, &spec),
+        "caBundle": ca_bundle,
     });
     let mut request = hyper::Request::post("/init")
         .header(hyper::header::HOST, format!("127.0.0.1:{}", envd.port))
@@ -553,6 +562,17 @@ async fn init(
         bail!("envd answered POST /init with {status}: {}", String::from_utf8_lossy(&body));
     }
     Ok(())
+}
+
+/// Where a sandbox's programs find the system trust store that envd's `/init caBundle`
+/// puts the daemon's egress CA in (see `egress_ca.rs`), for those that do not read it by
+/// default: Node and npm (their own bundled store, to which this adds), Python's
+/// requests and pip (certifi's bundle, which this replaces by the system's). curl, git,
+/// OpenSSL and Python's `ssl` read the system store already.
+fn trust_env() -> [(String, String); 3] {
+    const SYSTEM_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
+    ["NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "PIP_CERT"]
+        .map(|name| (name.to_owned(), SYSTEM_BUNDLE.to_owned()))
 }
 
 /// Who commands run as by default: the built template's last `USER`, else `user`.

@@ -49,6 +49,9 @@ pub(crate) struct Shared {
     /// gVisor's runsc, where it is installed and new enough, or why not (then
     /// `runtime: "gvisor"` is refused with it).
     pub(crate) runsc: Result<crate::gvisor::Runsc, String>,
+    /// Header rules on the egress path: the CA, the secrets (see `intercept.rs`). None
+    /// when the CA could not be made (rules then are refused with why).
+    pub(crate) interception: Option<Arc<crate::server::intercept::Interception>>,
 }
 
 /// Background work the daemon owes before it may stop: the teardowns of killed sandboxes

@@ -7,6 +7,8 @@ use std::net::Ipv4Addr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::server::header_rules::{self, EgressProxy, HeaderRule, Rules};
+
 /// Entries in `allowOut` or `denyOut` at most.
 pub const MAX_RULES: usize = 1000;
 
@@ -24,6 +26,12 @@ impl std::fmt::Display for Cidr {
 }
 
 impl Cidr {
+    /// Whether `ip` is in the block.
+    pub fn contains(&self, ip: Ipv4Addr) -> bool {
+        let mask = if self.prefix == 0 { 0 } else { u32::MAX << (32 - self.prefix) };
+        u32::from(ip) & mask == u32::from(self.address)
+    }
+
     /// `203.0.113.4` or `203.0.113.0/24`; the error says what is wrong, for a 400.
     pub fn parse(text: &str) -> Result<Cidr, String> {
         let text = text.trim();
@@ -67,6 +75,12 @@ pub struct Egress {
     /// `allow_internet_access: false`: everything not allowed is denied.
     #[serde(default)]
     pub internet_denied: bool,
+    /// `rules`: headers set on HTTP and HTTPS requests to a domain (see `header_rules.rs`).
+    #[serde(default, skip_serializing_if = "Rules::is_empty")]
+    pub rules: Rules,
+    /// `egressProxy`: the SOCKS5 proxy outbound TCP goes through, canonical.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_proxy: Option<EgressProxy>,
 }
 
 /// An entry of `allowOut`: an address or CIDR block, or a domain (see `domains.rs`).
@@ -100,7 +114,17 @@ impl Egress {
         }
         self.allowed()?;
         self.denied()?;
+        header_rules::compile(&self.rules)?;
+        if let Some(proxy) = &self.egress_proxy {
+            proxy.checked()?;
+        }
         Ok(())
+    }
+
+    /// The rules, compiled (a stored record's were checked when they were set; one that
+    /// no longer compiles gives none).
+    pub fn header_rules(&self) -> Vec<HeaderRule> {
+        header_rules::compile(&self.rules).unwrap_or_default()
     }
 
     pub(crate) fn allowed(&self) -> Result<Vec<Allowed>, String> {

@@ -2,6 +2,7 @@ pub(crate) mod described;
 pub mod disk;
 pub(crate) mod egress;
 pub(crate) mod files;
+pub(crate) mod header_rules;
 pub(crate) mod held_blocks;
 pub mod layers;
 pub(crate) mod ready_file;
