@@ -42,7 +42,7 @@ async fn health() -> Response {
     (StatusCode::NO_CONTENT, [(header::CACHE_CONTROL, "no-store")]).into_response()
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InitRequest {
     env_vars: Option<std::collections::BTreeMap<String, String>>,
@@ -50,6 +50,8 @@ struct InitRequest {
     timestamp: Option<dsh_proto::timestamp::Timestamp>,
     default_user: Option<String>,
     default_workdir: Option<String>,
+    /// PEM CA certificates for the system trust bundle (E2B's `spec/envd.yaml:77-79`).
+    ca_bundle: Option<String>,
 }
 
 async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -61,13 +63,7 @@ async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) ->
         response
     };
     let request: InitRequest = if body.iter().all(u8::is_ascii_whitespace) {
-        InitRequest {
-            env_vars: None,
-            access_token: None,
-            timestamp: None,
-            default_user: None,
-            default_workdir: None,
-        }
+        InitRequest::default()
     } else {
         match serde_json::from_slice(&body) {
             Ok(request) => request,
@@ -79,6 +75,9 @@ async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) ->
             }
         }
     };
+    // One /init at a time, from the token check to the settings change (E2B's `initLock`,
+    // internal/api/init.go:189-194, taken before its token check too).
+    let _one_at_a_time = envd.init_lock.lock().await;
     // A token, once set, must be presented again (in the body or the header) to change anything.
     if let Some(current) = envd.settings().access_token {
         let presented = request.access_token.as_deref() == Some(current.as_str())
@@ -94,13 +93,50 @@ async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) ->
             (StatusCode::BAD_REQUEST, format!("unknown default user '{user}'")).into_response(),
         );
     }
-    envd.update_settings(|settings| {
-        if let Some(stamp) = &request.timestamp {
-            let stamp = (stamp.seconds, stamp.nanos);
-            if settings.last_init.is_some_and(|newest| stamp < newest) {
-                return; // stale: an older init arriving late changes nothing
+    let stamp = request.timestamp.as_ref().map(|stamp| (stamp.seconds, stamp.nanos));
+    if let Some(stamp) = stamp
+        && envd.settings().last_init.is_some_and(|newest| stamp < newest)
+    {
+        // Stale: an older init arriving late changes nothing, its caBundle included
+        // (E2B installs it in `SetData`, which a stale request skips: init.go:229-230).
+        return versioned(StatusCode::NO_CONTENT.into_response());
+    }
+    // init.go:296-300: a non-empty caBundle is installed, and a failure fails the /init
+    // with the reason. Unlike E2B (which answers 400, init.go:492-496, after applying the
+    // other fields), it is installed first, so a failed /init changes nothing, and the
+    // answer is a 500: the request was fine, the write failed.
+    if let Some(pem) = request.ca_bundle.clone().filter(|pem| !pem.is_empty())
+        && envd.config.strict.is_none_or(|version| version.has_ca_bundle())
+    {
+        let installer = Arc::clone(&envd);
+        let outcome = tokio::task::spawn_blocking(move || installer.ca_certs.install(&pem)).await;
+        let failure = match outcome {
+            Ok(Ok(installed)) => {
+                let bundle = envd.ca_certs.paths().bundle.display().to_string();
+                if installed == crate::cacerts::Installed::Unchanged {
+                    tracing::debug!(%bundle, "CA bundle already installed");
+                } else {
+                    tracing::info!(%bundle, ?installed, "CA bundle installed");
+                }
+                None
             }
-            settings.last_init = Some(stamp);
+            Ok(Err(err)) => Some(err.to_string()),
+            Err(err) => Some(err.to_string()),
+        };
+        if let Some(reason) = failure {
+            tracing::error!(%reason, "cannot install the CA bundle");
+            return versioned(
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("failed to install CA bundle: {reason}"),
+                )
+                    .into_response(),
+            );
+        }
+    }
+    envd.update_settings(|settings| {
+        if stamp.is_some() {
+            settings.last_init = stamp;
         }
         settings.env_vars = request.env_vars.clone().unwrap_or_default();
         settings.access_token = request.access_token.clone().filter(|t| !t.is_empty());

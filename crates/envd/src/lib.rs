@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod auth;
+pub mod cacerts;
 pub mod cli;
 pub mod files;
 pub mod fs;

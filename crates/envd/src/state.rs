@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, RwLock};
 
+use crate::cacerts::{CaCertInstaller, CaPaths};
 use crate::fs::watch::WatcherTable;
 use crate::process::ProcessTable;
 use crate::users::UserDb;
@@ -86,6 +87,11 @@ pub struct Envd {
     pub watchers: WatcherTable,
     settings: RwLock<Settings>,
     pub(crate) cpu_sample: Mutex<Option<crate::http_api::CpuSample>>,
+    /// Installs `/init`'s `caBundle` into the system trust bundle.
+    pub ca_certs: CaCertInstaller,
+    /// One `/init` at a time, so that its staleness check, CA install and settings change
+    /// are not interleaved with another's (E2B's `initLock`, `internal/api/init.go:189-194`).
+    pub(crate) init_lock: tokio::sync::Mutex<()>,
     /// Set at shutdown: every response stream still open is cut.
     cut: tokio::sync::watch::Sender<bool>,
 }
@@ -96,6 +102,12 @@ impl Envd {
     }
 
     pub fn with_users(config: EnvdConfig, users: UserDb) -> Self {
+        Self::with_users_and_ca_paths(config, users, CaPaths::system())
+    }
+
+    /// As [`Envd::with_users`], installing `/init`'s `caBundle` at `ca_paths` instead of the
+    /// system's trust bundle (for tests: envd itself always uses [`CaPaths::system`]).
+    pub fn with_users_and_ca_paths(config: EnvdConfig, users: UserDb, ca_paths: CaPaths) -> Self {
         let settings = Settings {
             default_user: config.default_user.clone(),
             default_workdir: config.default_workdir.clone(),
@@ -110,6 +122,8 @@ impl Envd {
             watchers: WatcherTable::default(),
             settings: RwLock::new(settings),
             cpu_sample: Mutex::new(None),
+            ca_certs: CaCertInstaller::new(ca_paths),
+            init_lock: tokio::sync::Mutex::new(()),
             cut: tokio::sync::watch::Sender::new(false),
         }
     }

@@ -23,7 +23,9 @@
 //!   `/files` a 400 (`internal/api/download.go`, `upload.go`: `ResolveDefaultUsername`).
 //! - before 0.5.7 `POST /files` takes multipart bodies only (no `application/octet-stream`),
 //! - before 0.5.2 there is no `CloseStdin` procedure (a plain 404, as Go's mux answers),
-//! - before 0.4.0 there is no default user.
+//! - before 0.4.0 there is no default user,
+//! - before 0.5.13 `/init` ignores `caBundle` (an unknown field to Go's JSON decoder; it
+//!   came with e2b-dev/infra 495767fc8, which made envd 0.5.13).
 
 use std::sync::Arc;
 
@@ -56,6 +58,10 @@ impl StrictVersion {
 
     pub fn has_default_user(self) -> bool {
         self >= StrictVersion(0, 4, 0)
+    }
+
+    pub fn has_ca_bundle(self) -> bool {
+        self >= StrictVersion(0, 5, 13)
     }
 }
 

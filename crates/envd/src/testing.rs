@@ -1,10 +1,13 @@
 //! A real envd for other crates' tests: listening on 127.0.0.1:<ephemeral>, with a
 //! private passwd/group holding `root` and `user` (uid 1000, home a fresh temporary
-//! directory), so tests run the same on any host. Enabled by the `test-support` feature.
+//! directory), so tests run the same on any host. `/init`'s `caBundle` goes to a trust
+//! bundle in a temporary directory too ([`TestDaemon::ca_paths`], neither file there at
+//! start), never to the host's. Enabled by the `test-support` feature.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::cacerts::CaPaths;
 use crate::users::UserDb;
 use crate::{Envd, EnvdConfig};
 
@@ -13,6 +16,8 @@ pub struct TestDaemon {
     pub base_url: String,
     /// The home directory of `user`.
     pub home: PathBuf,
+    /// Where `/init`'s `caBundle` is installed.
+    pub ca_paths: CaPaths,
     pub envd: Arc<Envd>,
     _dir: tempfile::TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -49,7 +54,13 @@ pub async fn start_with(config: EnvdConfig) -> std::io::Result<TestDaemon> {
         ),
     )?;
     std::fs::write(&group, "root:x:0:\nuser:x:1000:\n")?;
-    let envd = Arc::new(Envd::with_users(config, UserDb::from_files(&passwd, &group)));
+    let ca = dir.path().join("ca");
+    let ca_paths = CaPaths {
+        bundle: ca.join("etc/ssl/certs/ca-certificates.crt"),
+        extra: ca.join("usr/local/share/ca-certificates/dsh-egress-ca.crt"),
+    };
+    let users = UserDb::from_files(&passwd, &group);
+    let envd = Arc::new(Envd::with_users_and_ca_paths(config, users, ca_paths.clone()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base_url = format!("http://{}", listener.local_addr()?);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -60,5 +71,5 @@ pub async fn start_with(config: EnvdConfig) -> std::io::Result<TestDaemon> {
         })
         .await;
     });
-    Ok(TestDaemon { base_url, home, envd, _dir: dir, shutdown: Some(tx) })
+    Ok(TestDaemon { base_url, home, ca_paths, envd, _dir: dir, shutdown: Some(tx) })
 }

@@ -10,6 +10,8 @@ use dsh_proto::connect::{self, Codec, EndStream, EnvelopeDecoder, Framing, WireM
 pub struct TestEnvd {
     pub base: String,
     pub home: PathBuf,
+    /// Where `/init`'s `caBundle` is installed (in a temporary directory).
+    pub ca_paths: dsh_envd::cacerts::CaPaths,
     pub http: reqwest::Client,
     _daemon: dsh_envd::testing::TestDaemon,
 }
@@ -23,6 +25,7 @@ pub async fn start_with(config: EnvdConfig) -> TestEnvd {
     TestEnvd {
         base: daemon.base_url.clone(),
         home: daemon.home.clone(),
+        ca_paths: daemon.ca_paths.clone(),
         http: reqwest::Client::new(),
         _daemon: daemon,
     }

@@ -135,3 +135,167 @@ async fn metrics_report_the_documented_fields() {
         (204, &"no-store".parse::<reqwest::header::HeaderValue>().unwrap())
     );
 }
+
+// PEM-looking text: envd does not parse certificates (nor does E2B's).
+const SYSTEM_CERTS: &str = "# System CA bundle\n\
+-----BEGIN CERTIFICATE-----\nMIIBsystemONE/////AAAA\nc3lzdGVtIG9uZQ==\n-----END CERTIFICATE-----\n\
+-----BEGIN CERTIFICATE-----\nMIIBsystemTWO/////BBBB\nc3lzdGVtIHR3bw==\n-----END CERTIFICATE-----\n";
+const EGRESS_A: &str =
+    "-----BEGIN CERTIFICATE-----\nMIIBegressA/////CCCC\nZWdyZXNzIEE=\n-----END CERTIFICATE-----";
+const EGRESS_B: &str = "-----BEGIN CERTIFICATE-----\nMIIBegressB/////DDDD\nZWdyZXNzIEI=\n-----END CERTIFICATE-----\n\
+-----BEGIN CERTIFICATE-----\nMIIBegressBintermediate\nZWdyZXNzIEIy\n-----END CERTIFICATE-----\n";
+
+async fn post_init(envd: &common::TestEnvd, body: serde_json::Value) -> (u16, String) {
+    let response = envd.http.post(envd.url("/init")).json(&body).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+/// The bundle's bytes, inode and modification time.
+fn bundle_state(path: &std::path::Path) -> (String, u64, i64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap();
+    (std::fs::read_to_string(path).unwrap(), meta.ino(), meta.mtime(), meta.mtime_nsec())
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[tokio::test]
+async fn init_ca_bundle_is_appended_once_and_replaced_on_rotation() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    std::fs::create_dir_all(paths.bundle.parent().unwrap()).unwrap();
+    std::fs::write(&paths.bundle, SYSTEM_CERTS).unwrap();
+    let before = bundle_state(&paths.bundle);
+
+    // Absent or empty: nothing is touched.
+    assert_eq!(post_init(&envd, serde_json::json!({})).await.0, 204);
+    assert_eq!(post_init(&envd, serde_json::json!({"caBundle": ""})).await.0, 204);
+    assert_eq!(bundle_state(&paths.bundle), before);
+    assert!(!paths.extra.exists());
+
+    // Appended, with one trailing newline; kept for update-ca-certificates too.
+    let (status, body) = post_init(
+        &envd,
+        serde_json::json!({"caBundle": EGRESS_A, "timestamp": "2026-01-01T00:00:10Z"}),
+    )
+    .await;
+    assert_eq!(status, 204, "{body}");
+    let installed = bundle_state(&paths.bundle);
+    assert_eq!(installed.0, format!("{SYSTEM_CERTS}{EGRESS_A}\n"));
+    assert_eq!(mode(&paths.bundle), 0o644);
+    assert_eq!(std::fs::read_to_string(&paths.extra).unwrap(), format!("{EGRESS_A}\n"));
+    assert_eq!(mode(&paths.extra), 0o644);
+
+    // The same PEM again (however its end is written): the file is not even rewritten.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    for pem in [EGRESS_A.to_owned(), format!("{EGRESS_A}\n\n")] {
+        assert_eq!(post_init(&envd, serde_json::json!({"caBundle": pem})).await.0, 204);
+        assert_eq!(bundle_state(&paths.bundle), installed);
+    }
+
+    // A stale /init installs nothing.
+    let stale = serde_json::json!({"caBundle": EGRESS_B, "timestamp": "2026-01-01T00:00:05Z"});
+    assert_eq!(post_init(&envd, stale).await.0, 204);
+    assert_eq!(bundle_state(&paths.bundle), installed);
+
+    // A different bundle replaces the first; the system's certificates stay.
+    assert_eq!(post_init(&envd, serde_json::json!({"caBundle": EGRESS_B})).await.0, 204);
+    let rotated = std::fs::read_to_string(&paths.bundle).unwrap();
+    assert_eq!(rotated, format!("{SYSTEM_CERTS}{EGRESS_B}"));
+    assert!(!rotated.contains("MIIBegressA"));
+    assert_eq!(mode(&paths.bundle), 0o644);
+    assert_eq!(std::fs::read_to_string(&paths.extra).unwrap(), EGRESS_B);
+
+    // No temporary file is left beside either.
+    for dir in [paths.bundle.parent().unwrap(), paths.extra.parent().unwrap()] {
+        let names: Vec<_> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+}
+
+#[tokio::test]
+async fn init_ca_bundle_creates_a_missing_bundle() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    assert_eq!(post_init(&envd, serde_json::json!({"caBundle": ""})).await.0, 204);
+    assert!(!paths.bundle.exists());
+
+    let (status, body) = post_init(&envd, serde_json::json!({"caBundle": EGRESS_A})).await;
+    assert_eq!(status, 204, "{body}");
+    assert_eq!(std::fs::read_to_string(&paths.bundle).unwrap(), format!("{EGRESS_A}\n"));
+    assert_eq!(mode(&paths.bundle), 0o644);
+    assert!(paths.bundle.parent().unwrap().is_dir());
+}
+
+#[tokio::test]
+async fn init_ca_bundle_appends_on_a_line_of_its_own() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    std::fs::create_dir_all(paths.bundle.parent().unwrap()).unwrap();
+    let unterminated = SYSTEM_CERTS.trim_end_matches('\n');
+    std::fs::write(&paths.bundle, unterminated).unwrap();
+    assert_eq!(post_init(&envd, serde_json::json!({"caBundle": EGRESS_A})).await.0, 204);
+    assert_eq!(
+        std::fs::read_to_string(&paths.bundle).unwrap(),
+        format!("{unterminated}\n{EGRESS_A}\n")
+    );
+}
+
+#[tokio::test]
+async fn init_ca_bundle_failure_answers_why_and_changes_nothing() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    // The bundle's directory is a regular file: neither it nor the bundle can be made.
+    let dir = paths.bundle.parent().unwrap();
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    std::fs::write(dir, "not a directory").unwrap();
+
+    let (status, body) =
+        post_init(&envd, serde_json::json!({"caBundle": EGRESS_A, "envVars": {"GREETING": "hi"}}))
+            .await;
+    assert_eq!(status, 500);
+    assert!(body.starts_with("failed to install CA bundle: "), "{body}");
+    assert!(body.contains(&dir.display().to_string()), "{body}");
+    let envs: serde_json::Value =
+        envd.http.get(envd.url("/envs")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(envs, serde_json::json!({"E2B_SANDBOX": "true"}));
+    assert!(!paths.extra.exists());
+}
+
+#[tokio::test]
+async fn concurrent_init_ca_bundles_leave_exactly_one_installed() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    std::fs::create_dir_all(paths.bundle.parent().unwrap()).unwrap();
+    std::fs::write(&paths.bundle, SYSTEM_CERTS).unwrap();
+    let pems: Vec<String> = (0..8)
+        .map(|i| {
+            format!("-----BEGIN CERTIFICATE-----\nMIIBconcurrent{i}\n-----END CERTIFICATE-----\n")
+        })
+        .collect();
+    let calls = pems.iter().map(|pem| post_init(&envd, serde_json::json!({"caBundle": pem})));
+    for (status, body) in futures_util::future::join_all(calls).await {
+        assert_eq!(status, 204, "{body}");
+    }
+    let bundle = std::fs::read_to_string(&paths.bundle).unwrap();
+    let installed = bundle.strip_prefix(SYSTEM_CERTS).unwrap();
+    assert!(pems.iter().any(|pem| pem == installed), "{bundle}");
+    assert_eq!(std::fs::read_to_string(&paths.extra).unwrap(), installed);
+}
+
+#[tokio::test]
+async fn strict_envd_before_0_5_13_ignores_ca_bundle() {
+    let envd = common::start_with(dsh_envd::EnvdConfig {
+        default_user: "user".into(),
+        strict: Some(dsh_envd::strict::StrictVersion(0, 5, 12)),
+        ..dsh_envd::EnvdConfig::default()
+    })
+    .await;
+    assert_eq!(post_init(&envd, serde_json::json!({"caBundle": EGRESS_A})).await.0, 204);
+    assert!(!envd.ca_paths.bundle.exists());
+}
