@@ -15,6 +15,7 @@ mod pool;
 mod ports;
 mod responses;
 mod restart;
+mod secrets;
 mod snapshots;
 mod sudo;
 mod templates;
