@@ -60,6 +60,13 @@ enum Command {
         #[command(flatten)]
         daemon: DaemonArgs,
     },
+    /// Secrets (E2B's /secrets): values kept by the control plane, never printed.
+    Secret {
+        #[command(subcommand)]
+        command: crate::secret::SecretCommand,
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    },
     /// Run a command in a sandbox, streaming its output; exits with its exit code.
     Exec {
         /// Use this sandbox (else a fresh one is created and removed afterwards).
@@ -321,6 +328,7 @@ async fn run(command: Command, printer: Printer) -> anyhow::Result<ExitCode> {
         Command::Template { command, daemon } => {
             crate::template::run(command, &daemon, printer).await
         }
+        Command::Secret { command, daemon } => crate::secret::run(command, &daemon, printer).await,
         Command::Exec { sandbox, cwd, user, daemon, command } => {
             with_sandbox(&daemon, sandbox, Purpose::Commands, |sbx| async move {
                 exec(&sbx, cwd, user, command).await

@@ -8,6 +8,7 @@ mod connect;
 mod doctor;
 mod mcp;
 mod output;
+mod secret;
 mod shell;
 mod stop;
 mod template;

@@ -347,6 +347,60 @@ fn sandbox_fork_snapshot_pause_and_volume_commands_against_a_served_daemon() {
 }
 
 #[test]
+fn secret_create_list_and_delete_against_a_served_daemon() {
+    use std::io::Write as _;
+    let served = Served::start();
+    let value = "cli-sentinel-DO-NOT-PRINT";
+    let mut create = dsh()
+        .args(["secret", "create", "CLI-Token", "--json"])
+        .env("E2B_API_URL", &served.url)
+        .env("DSH_SANDBOXD_STATE", served.state.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    create.stdin.take().unwrap().write_all(format!("{value}\n").as_bytes()).unwrap();
+    let created = create.wait_with_output().unwrap();
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let secret = json(&text(&created.stdout));
+    assert_eq!(
+        (secret["name"].as_str(), secret["currentVersion"].as_i64()),
+        (Some("cli-token"), Some(1))
+    );
+    // From a file, as is.
+    let file = served.state.path().join("value.txt");
+    std::fs::write(&file, format!("{value}-2\n")).unwrap();
+    served.ok(&["secret", "create", "from-file", "--value-file", file.to_str().unwrap()]);
+    let listed = served.ok(&["secret", "list"]);
+    assert!(
+        listed.starts_with("NAME") && listed.contains("cli-token") && listed.contains("from-file"),
+        "{listed}"
+    );
+    let listed = json(&served.ok(&["secret", "list", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    assert!(
+        !listed.to_string().contains(value) && !text(&created.stdout).contains(value),
+        "a value was printed"
+    );
+    // The daemon stores what was sent: stdin without its newline, the file as it is.
+    let stored = |id: &serde_json::Value| {
+        let path = served.state.path().join(format!("secrets/{}.json", id.as_str().unwrap()));
+        json(&std::fs::read_to_string(path).unwrap())["value"].as_str().unwrap().to_owned()
+    };
+    assert!(
+        stored(&listed[0]["secretID"]) == value
+            && stored(&listed[1]["secretID"]) == format!("{value}-2\n")
+    );
+    assert_eq!(served.ok(&["secret", "delete", "CLI-Token"]), "deleted CLI-Token\n");
+    let gone = served.run(&["secret", "delete", "cli-token"]);
+    assert_eq!(
+        (gone.status.code(), text(&gone.stderr)),
+        (Some(1), "dsh: secret cli-token does not exist (see `dsh secret list`)\n".to_owned())
+    );
+}
+
+#[test]
 fn template_build_list_and_delete_against_a_served_daemon() {
     let served = Served::start();
     let project = tempfile::tempdir().unwrap();

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub use dsh_proto::control::{
     Collected, ListedSandbox as SandboxDetail, Sandbox as SandboxInfo, SandboxMetric,
-    Snapshot as SnapshotInfo, Volume as VolumeInfo,
+    Secret as SecretInfo, Snapshot as SnapshotInfo, Volume as VolumeInfo,
 };
 
 use crate::envd::http_error;
@@ -368,6 +368,50 @@ impl ControlPlane {
     /// Deletes a volume; `false` when there was none by that id.
     pub async fn delete_volume(&self, volume_id: &str) -> Result<bool> {
         self.delete(&format!("/volumes/{}", urlencoding_path(volume_id))).await
+    }
+
+    /// Stores a secret (`POST /secrets`, E2B's `NewSecret`): `value` travels in the body
+    /// only, and no answer carries it back. The name is lower-cased by the server.
+    pub async fn create_secret(&self, name: &str, value: &str) -> Result<SecretInfo> {
+        let request = self
+            .request(reqwest::Method::POST, "/secrets")
+            .json(&serde_json::json!({ "name": name, "value": value }));
+        let (status, body) = self.send(request).await?;
+        Self::parse(status, &body)
+    }
+
+    /// Every secret, oldest first: every page of `GET /secrets` (`X-Next-Token` when more,
+    /// as the other lists).
+    pub async fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
+        let mut secrets = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut query: Vec<(&str, String)> = vec![("limit", "100".into())];
+            if let Some(token) = &next {
+                query.push(("nextToken", token.clone()));
+            }
+            let response =
+                crate::connect::send(self.request(reqwest::Method::GET, "/secrets").query(&query))
+                    .await?;
+            let status = response.status().as_u16();
+            next = response
+                .headers()
+                .get("x-next-token")
+                .and_then(|v| v.to_str().ok())
+                .filter(|token| !token.is_empty())
+                .map(str::to_owned);
+            let body = response.bytes().await?;
+            secrets.extend(Self::parse::<Vec<SecretInfo>>(status, &body)?);
+            if next.is_none() {
+                return Ok(secrets);
+            }
+        }
+    }
+
+    /// Deletes a secret by name or id (`DELETE /secrets/{secretID}`); `false` when there
+    /// was none.
+    pub async fn delete_secret(&self, secret: &str) -> Result<bool> {
+        self.delete(&format!("/secrets/{}", urlencoding_path(secret))).await
     }
 
     /// Sets the timeout to `timeout_secs` from now.

@@ -184,6 +184,28 @@ pub struct Volume {
     pub volume_id: String,
 }
 
+/// A secret as `/secrets` answers it (E2B's `Secret`, spec/openapi.yml `Secret`): its
+/// metadata only, never its value. Keys in byte order, as E2B's server sends them (its
+/// generated struct, packages/api/internal/api/api.gen.go:1090-1108, marshals them so).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Secret {
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// The version readers get; 1 at create, one more at each update.
+    pub current_version: i64,
+    /// Always present, `{}` when unset.
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    /// The canonical (lower-case) name.
+    pub name: String,
+    /// `sec_` and 26 characters (E2B's TypeID of a UUIDv7).
+    #[serde(rename = "secretID")]
+    pub secret_id: String,
+    /// RFC 3339, UTC.
+    pub updated_at: String,
+}
+
 /// A template as `GET /templates` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

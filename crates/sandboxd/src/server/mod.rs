@@ -8,8 +8,9 @@
 //!
 //! Layout of the state directory: `api-key` (0600), `sandboxes/<id>.json` (the record of
 //! one sandbox, 0600) and `sandboxes/<id>/` (its isolation state: overlay layers, /home,
-//! /root, /var, `envd.log`), and `layers/` (read-only layers shared by every sandbox;
-//! see `layers.rs`).
+//! /root, /var, `envd.log`), `layers/` (read-only layers shared by every sandbox;
+//! see `layers.rs`), and `secrets/` (0700: one `<secretID>.json` per secret, 0600; see
+//! `store/secrets.rs`).
 
 mod config;
 mod control;
@@ -25,7 +26,9 @@ pub(crate) use control::{
     build_progress, builds, code_interpreter, snapshots, templates, volume_ids, volume_quota,
     volume_subvolumes, volumes,
 };
-pub(crate) use http::{api, api_body, api_error, proxy, template_api, volume_content};
+// The secrets' operations; `secrets` is their store's name (below).
+pub(crate) use control::secrets as secret_ops;
+pub(crate) use http::{api, api_body, api_error, proxy, secrets_api, template_api, volume_content};
 pub use net::domains;
 pub(crate) use net::upstream;
 pub use net::{
@@ -39,7 +42,7 @@ pub(crate) use sandbox::{
 pub(crate) use store::{
     described, egress, files, header_rules, held_blocks, ready_file, record, volume_records,
 };
-pub use store::{disk, layers};
+pub use store::{disk, layers, secrets};
 
 pub use api::check_body;
 pub use lifecycle::kill_stray_init;
@@ -256,6 +259,7 @@ impl Daemon {
             None => disk::Disk::open(&state_dir, config.defaults.disk_mb, config.disk_image_mb),
         };
         let store = Store::open(&state_dir)?;
+        let secrets = secrets::Secrets::open(state_dir.join(secrets::DIR))?;
         let envd_binary = share_program(&state_dir, &envd_binary)?;
         launcher = launcher.shared_program_dir(state_dir.join(PROGRAM_DIR));
         // Before anything is mounted: a daemon that cannot listen leaves nothing behind.
@@ -299,6 +303,7 @@ impl Daemon {
             config: Config { state_dir: state_dir.clone(), ..config },
             api_key: api_key.clone(),
             store,
+            secrets,
             launcher,
             envd_binary,
             cgroups,
@@ -407,6 +412,12 @@ impl Daemon {
 
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
+    }
+
+    /// The daemon's secrets (E2B's `/secrets`): what an embedding program or a test
+    /// resolves a secret's value with.
+    pub fn secrets(&self) -> &secrets::Secrets {
+        &self.shared.secrets
     }
 
     /// Stops accepting requests and pauses every running sandbox (their files stay;

@@ -16,6 +16,7 @@ mod pool;
 mod ports;
 mod responses;
 mod restart;
+mod secrets;
 mod snapshots;
 mod sudo;
 mod templates;

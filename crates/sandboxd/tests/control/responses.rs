@@ -525,3 +525,36 @@ async fn template_routes_answer_as_pinned() {
     pins.empty("delete_template_204", &deleted, StatusCode::NO_CONTENT);
     pins.json("gc_200", &post("/gc", json!({})).await, StatusCode::OK);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secret_routes_answer_as_pinned() {
+    let h = Harness::start().await;
+    let c = h.client.clone();
+    let mut pins = Pins::new(&c);
+    let call = async |method: Method, path: &str, body: Option<Value>| {
+        c.call_raw(method, path, body).await
+    };
+
+    let bad = json!({"name": "no spaces allowed", "value": "v"});
+    let bad = call(Method::POST, "/secrets", Some(bad)).await;
+    pins.json("secret_create_bad_name_400", &bad, StatusCode::BAD_REQUEST);
+    let new = json!({"name": "Golden-Secret", "value": "v1", "metadata": {"env": "prod"}});
+    let made = call(Method::POST, "/secrets", Some(new)).await;
+    let secret = made.json();
+    pins.name(&secret["secretID"], "secretID");
+    pins.json("secret_create_201", &made, StatusCode::CREATED);
+    let taken = json!({"name": "golden-secret", "value": "v2"});
+    let taken = call(Method::POST, "/secrets", Some(taken)).await;
+    pins.json("secret_create_taken_409", &taken, StatusCode::CONFLICT);
+    pins.json("secret_list", &call(Method::GET, "/secrets", None).await, StatusCode::OK);
+    let by_name = call(Method::GET, "/secrets/golden-secret", None).await;
+    pins.json("secret_get", &by_name, StatusCode::OK);
+    let unknown = call(Method::GET, &format!("/secrets/{UNKNOWN}"), None).await;
+    pins.json("secret_get_unknown_404", &unknown, StatusCode::NOT_FOUND);
+    let id = secret["secretID"].as_str().unwrap().to_owned();
+    let update = json!({"value": "v2"});
+    let updated = call(Method::POST, &format!("/secrets/{id}"), Some(update)).await;
+    pins.json("secret_update_200", &updated, StatusCode::OK);
+    let deleted = call(Method::DELETE, &format!("/secrets/{id}"), None).await;
+    pins.empty("secret_delete_204", &deleted, StatusCode::NO_CONTENT);
+}

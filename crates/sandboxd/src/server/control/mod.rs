@@ -3,6 +3,7 @@ pub(crate) mod builds;
 pub(crate) mod code_interpreter;
 pub(crate) mod context;
 pub(crate) mod error;
+pub(crate) mod secrets;
 pub(crate) mod snapshots;
 pub(crate) mod templates;
 pub(crate) mod volume_ids;

@@ -42,6 +42,8 @@ pub(crate) fn router(shared: Arc<Control>) -> Router {
         .route("/templates/{id}", axum::routing::delete(delete_template))
         .route("/volumes", get(list_volumes).post(create_volume))
         .route("/volumes/{id}", get(get_volume).delete(delete_volume))
+        .route("/secrets", crate::server::secrets_api::collection())
+        .route("/secrets/{id}", crate::server::secrets_api::one())
         .route("/sandboxes/{id}/resume", post(resume))
         .route("/sandboxes/{id}/connect", post(connect))
         .route("/v2/sandboxes/{id}/connect", post(connect))

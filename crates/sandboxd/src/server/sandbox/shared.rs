@@ -13,7 +13,7 @@ use crate::launch::Launcher;
 use crate::server::config::Config;
 use crate::server::record::{self, Store};
 use crate::server::slot::Slot;
-use crate::server::{demand, disk, files, layers, open_files, spare_netns};
+use crate::server::{demand, disk, files, layers, open_files, secrets, spare_netns};
 use crate::spec::{IdRange, Isolation, IsolationLevel};
 use crate::template::Templates;
 
@@ -22,6 +22,9 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) api_key: String,
     pub(crate) store: Store,
+    /// E2B's secrets (`<state>/secrets/`); the egress path reads values with
+    /// [`secrets::Secrets::resolve`].
+    pub(crate) secrets: secrets::Secrets,
     pub(crate) launcher: Launcher,
     pub(crate) envd_binary: PathBuf,
     /// None where the daemon may not make cgroups (an ordinary user's, without a

@@ -7,4 +7,5 @@ pub(crate) mod held_blocks;
 pub mod layers;
 pub(crate) mod ready_file;
 pub(crate) mod record;
+pub mod secrets;
 pub(crate) mod volume_records;
