@@ -53,6 +53,7 @@ fn interception(
     state_dir: &std::path::Path,
     egress_hosts: Option<&std::path::Path>,
     egress_trust: Option<&std::path::Path>,
+    secrets: &secrets::Secrets,
 ) -> anyhow::Result<Option<Arc<intercept::Interception>>> {
     let hosts = match egress_hosts {
         Some(path) => intercept::read_hosts(
@@ -64,20 +65,13 @@ fn interception(
     match egress_ca::EgressCa::open(state_dir, egress_trust) {
         Ok(ca) => Ok(Some(Arc::new(intercept::Interception {
             ca: Arc::new(ca),
-            secrets: Arc::new(NoSecrets),
+            secrets: Arc::new(secrets.clone()),
             hosts,
         }))),
         Err(e) => {
             tracing::warn!(error = format!("{e:#}"), "no egress CA: header rules are refused");
             Ok(None)
         }
-    }
-}
-
-struct NoSecrets;
-impl intercept::SecretSource for NoSecrets {
-    fn value(&self, _name: &str) -> Option<String> {
-        None
     }
 }
 
@@ -289,6 +283,7 @@ impl Daemon {
             &state_dir,
             config.egress_hosts.as_deref(),
             config.egress_trust.as_deref(),
+            &secrets,
         )?;
         let shared = Arc::new(Shared {
             interception,

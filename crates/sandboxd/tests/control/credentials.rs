@@ -409,22 +409,31 @@ async fn a_sandbox_finds_neither_the_secret_nor_the_ca_key_anywhere_it_can_look(
     assert_eq!((out.as_str(), code), ("ok /a\nok /b\n", 0));
     assert_eq!(received(&world.log).len(), 2);
     let key = std::fs::read(state.join("egress-ca/ca.key")).unwrap();
-    let key_hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    let masked = |bytes: &[u8]| bytes.iter().map(|b| format!("{:02x}", b ^ 0x5a)).collect::<String>();
+    let (key_hex, secret_hex) = (masked(&key), masked(SECRET.as_bytes()));
+    const CANARY: &str = "dsh-canary-1d2c3b4a5f6e7d8c";
+    let canary_hex = masked(CANARY.as_bytes());
     let probe = format!(
         r#"import os, re, sys
 import base64
-key = bytes.fromhex({key_hex:?})
+# The needles come masked (this file and envd, which wrote it, hold no needle) and are
+# unmasked only in this process's memory, which is not searched.
+unmask = lambda text: bytes(b ^ 0x5A for b in bytes.fromhex(text))
+key = unmask({key_hex:?})
 # The secret, the CA's key as the daemon keeps it (DER) and as PEM would show it.
-needles = [{SECRET:?}.encode(), key, base64.b64encode(key)[:60]]
+# And a canary the test planted where each search looks (a process's environment and
+# memory, a file): found, it shows the search works.
+needles = {{"secret": unmask({secret_hex:?}), "ca key": key, "ca key pem": base64.b64encode(key)[:60], "canary": unmask({canary_hex:?})}}
+me = str(os.getpid())
 found = []
 # Every process's environment, command line and readable memory.
-for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+for pid in [p for p in os.listdir("/proc") if p.isdigit() and p != me]:
     for part in ("environ", "cmdline"):
         try:
             data = open(f"/proc/{{pid}}/{{part}}", "rb").read()
         except OSError:
             continue
-        found += [f"{{pid}} {{part}} {{n[:8]}}" for n in needles if n in data]
+        found += [f"{{label}} {{part}}" for label, n in needles.items() if n in data]
     try:
         maps = open(f"/proc/{{pid}}/maps").read().splitlines()
         mem = open(f"/proc/{{pid}}/mem", "rb", 0)
@@ -439,7 +448,7 @@ for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
             data = mem.read(end - start)
         except (OSError, ValueError, OverflowError):
             continue
-        found += [f"{{pid}} memory {{line.split()[-1]}}" for n in needles if n in data]
+        found += [f"{{label}} memory" for label, n in needles.items() if n in data]
 # Every file it can read but the kernel's views and the host's shared /usr.
 skip = ("/proc", "/sys", "/dev", "/usr")
 roots = [os.path.join("/", d) for d in os.listdir("/") if os.path.join("/", d) not in skip] + ["/usr/local"]
@@ -454,14 +463,27 @@ for root in roots:
                 data = open(file, "rb").read()
             except OSError:
                 continue
-            found += [f"file {{file}} {{n[:8]}}" for n in needles if n in data]
-print("\n".join(found) if found else "nothing")
+            found += [f"{{label}} file {{file}}" for label, n in needles.items() if n in data]
+print("\n".join(sorted(set(found))))
 "#
     );
     c.write_file(&sandbox, "/tmp/probe.py", &probe).await;
+    // The canary: a file, and a process of the probing user holding it in its
+    // environment and its memory.
+    c.write_file(&sandbox, "/tmp/canary.txt", CANARY).await;
+    let holder = "import os, sys, time\ncanary = open('/tmp/canary.txt').read()\nif 'CANARY_ENV' not in os.environ:\n    os.execve(sys.executable, [sys.executable, __file__], {**os.environ, 'CANARY_ENV': canary})\nkept = canary * 2\ntime.sleep(600)\n";
+    c.write_file(&sandbox, "/tmp/holder.py", holder).await;
     for user in ["root", "user"] {
+        let (out, code) = c
+            .run_as(&sandbox, user, "setsid -f python3 /tmp/holder.py >/dev/null 2>&1; sleep 0.5; pgrep -u $(id -u) -f 'python3 /tmp/holder.py' >/dev/null && echo started")
+            .await;
+        assert_eq!((out.as_str(), code), ("started\n", 0), "as {user}");
         let (out, code) = c.run_as(&sandbox, user, "python3 /tmp/probe.py").await;
-        assert_eq!((out.as_str(), code), ("nothing\n", 0), "as {user}");
+        assert_eq!(
+            (out.as_str(), code),
+            ("canary environ\ncanary file /tmp/canary.txt\ncanary memory\n", 0),
+            "as {user}"
+        );
     }
     // The system store it trusts holds the CA's certificate, no key.
     let (out, _) = c.run(&sandbox, "grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt >/dev/null && grep -c 'PRIVATE' /etc/ssl/certs/ca-certificates.crt").await;
@@ -531,8 +553,11 @@ async fn an_egress_proxy_carries_the_flows_the_rules_let_out() {
         let (out, stderr, code) = c.run_output(&sandbox, command).await;
         assert_eq!((out.as_str(), code), (*expected, 0), "{command}: {stderr}");
     }
-    let (_, code) = c.run(&sandbox, &format!("curl -sS -m 5 http://{DENIED}/")).await;
-    assert_ne!(code, 0);
+    // Refused by the rules before the proxy: the daemon's 403 (and no CONNECT below).
+    let (out, _) = c
+        .run(&sandbox, &format!("curl -sS -m 5 -o /dev/null -w '%{{http_code}}' http://{DENIED}/"))
+        .await;
+    assert_eq!(out, "403");
     let connects: Vec<Value> = std::fs::read_to_string(&proxy_log)
         .unwrap()
         .lines()

@@ -14,6 +14,9 @@ use super::pool::pooled;
 /// The stand-in internet: namespace `dsh-inet-<pid>` behind a veth pair, the host at
 /// 198.51.100.1 and a web server at 198.51.100.2 (TEST-NET-2, routed nowhere).
 pub(super) struct Internet {
+    /// Held while it exists: every internet has the same addresses, so two at once (tests
+    /// run side by side, each in its own process) would take each other's traffic.
+    _one_at_a_time: std::fs::File,
     name: String,
     /// Its end of the veth pair.
     inet_if: String,
@@ -36,6 +39,8 @@ static INTERNETS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::n
 
 impl Internet {
     pub(super) fn start() -> Internet {
+        let lock = std::fs::File::create(std::env::temp_dir().join("dsh-test-internet.lock")).unwrap();
+        rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).unwrap();
         let n = INTERNETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tag = format!("{}{n}", std::process::id() % 100_000);
         let name = format!("dsh-inet-{tag}");
@@ -80,7 +85,7 @@ impl Internet {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        Internet { name, inet_if, server, host_server, host_port, tls_server: None }
+        Internet { _one_at_a_time: lock, name, inet_if, server, host_server, host_port, tls_server: None }
     }
 
     /// Its namespace's name (`ip netns exec <name> ...`).

@@ -262,6 +262,24 @@ fn check_egress_support(shared: &Control, egress: &Egress) -> ApiResult<()> {
             "network.rules: this daemon has no egress CA (its log says why it could not make one)",
         ));
     }
+    // A secret named now must exist now (one deleted later makes the requests that need
+    // it fail, with an answer that names it).
+    for rule in egress.header_rules() {
+        for (header, parts) in &rule.headers {
+            let named = parts.iter().filter_map(|part| match part {
+                crate::server::header_rules::ValuePart::Secret(name) => Some(name),
+                crate::server::header_rules::ValuePart::Text(_) => None,
+            });
+            for secret in named {
+                if shared.secrets.resolve(secret).is_none() {
+                    return Err(ApiError::bad_request(format!(
+                        "Header {header:?} in rule for domain {:?} names secret {secret:?}, which does not exist (POST /secrets makes it).",
+                        rule.domain.to_string()
+                    )));
+                }
+            }
+        }
+    }
     Ok(())
 }
 

@@ -441,7 +441,20 @@ async fn relay(mut stream: TcpStream, context: &Outbound, policy: &Policy) -> io
         )
         .await;
     }
-    let mut upstream = open(context, policy, destination, name).await?;
+    let mut upstream = match open(context, policy, destination, name).await {
+        Ok(upstream) => upstream,
+        // Said to an HTTP client (a proxy's refusal, say); a TLS one sees the close.
+        Err(e) if matches!(read, Head::Http(_)) => {
+            let message = format!("dsh: {e}\n");
+            let reply = format!(
+                "HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{message}",
+                message.len()
+            );
+            stream.write_all(reply.as_bytes()).await?;
+            return stream.shutdown().await;
+        }
+        Err(e) => return Err(e),
+    };
     stream.set_nodelay(true)?;
     upstream.write_all(&head).await?;
     tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
@@ -477,7 +490,8 @@ async fn open(
     name: Option<&str>,
 ) -> io::Result<TcpStream> {
     if let Some(proxy) = &policy.proxy {
-        let target = match name {
+        // A Host that is an address names nothing for the proxy to resolve.
+        let target = match name.filter(|name| name.parse::<std::net::IpAddr>().is_err()) {
             Some(name) => socks5::Target::Name(name, destination.port()),
             None => socks5::Target::Address(destination),
         };

@@ -42,6 +42,12 @@ pub trait SecretSource: Send + Sync {
     fn value(&self, name: &str) -> Option<String>;
 }
 
+impl SecretSource for crate::server::secrets::Secrets {
+    fn value(&self, name: &str) -> Option<String> {
+        self.resolve(name).map(|value| value.expose().to_owned())
+    }
+}
+
 /// What every sandbox's interception shares: the CA, the secrets, and the names the
 /// daemon resolves itself.
 pub struct Interception {
