@@ -644,3 +644,34 @@ async fn bad_rules_and_proxies_are_refused_with_what_is_wrong() {
     assert_eq!(listed.body.as_array().unwrap().len(), 1);
     daemon.shutdown().await.unwrap();
 }
+
+/// Under gVisor too: its guest's connections leave through the same egress path, and
+/// its system store gets the daemon's CA from envd's `/init` the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_apply_to_a_gvisor_sandbox_too() {
+    let world = world().await;
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-gvrules-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let (daemon, c) = daemon(&world, &state).await;
+    create_secret(&c, "api_token", SECRET).await;
+    let sandbox = c
+        .create(json!({"templateID": "base", "runtime": "gvisor", "network": {"rules": rules()}}))
+        .await;
+    let (kernel, _) = c.run(&sandbox, "uname -r").await;
+    assert_eq!(kernel, "4.4.0\n", "a gVisor sandbox");
+    let (out, code) = c
+        .run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts"))
+        .await;
+    assert_eq!(code, 0, "{out}");
+    for (scheme, tls) in [("http", false), ("https", true)] {
+        let (out, stderr, code) =
+            c.run_output(&sandbox, &format!("curl -sS {scheme}://{NAME}/gvisor-{scheme}")).await;
+        assert_eq!((out.as_str(), code), (format!("ok /gvisor-{scheme}\n").as_str(), 0), "{stderr}");
+        let requests = received(&world.log);
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0]["tls"], tls);
+        assert_eq!(header_values(&requests[0], "authorization"), [format!("Bearer {SECRET}")]);
+    }
+    daemon.shutdown().await.unwrap();
+}
