@@ -409,7 +409,8 @@ async fn a_sandbox_finds_neither_the_secret_nor_the_ca_key_anywhere_it_can_look(
     assert_eq!((out.as_str(), code), ("ok /a\nok /b\n", 0));
     assert_eq!(received(&world.log).len(), 2);
     let key = std::fs::read(state.join("egress-ca/ca.key")).unwrap();
-    let masked = |bytes: &[u8]| bytes.iter().map(|b| format!("{:02x}", b ^ 0x5a)).collect::<String>();
+    let masked =
+        |bytes: &[u8]| bytes.iter().map(|b| format!("{:02x}", b ^ 0x5a)).collect::<String>();
     let (key_hex, secret_hex) = (masked(&key), masked(SECRET.as_bytes()));
     const CANARY: &str = "dsh-canary-1d2c3b4a5f6e7d8c";
     let canary_hex = masked(CANARY.as_bytes());
@@ -660,14 +661,17 @@ async fn rules_apply_to_a_gvisor_sandbox_too() {
         .await;
     let (kernel, _) = c.run(&sandbox, "uname -r").await;
     assert_eq!(kernel, "4.4.0\n", "a gVisor sandbox");
-    let (out, code) = c
-        .run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts"))
-        .await;
+    let (out, code) =
+        c.run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts")).await;
     assert_eq!(code, 0, "{out}");
     for (scheme, tls) in [("http", false), ("https", true)] {
         let (out, stderr, code) =
             c.run_output(&sandbox, &format!("curl -sS {scheme}://{NAME}/gvisor-{scheme}")).await;
-        assert_eq!((out.as_str(), code), (format!("ok /gvisor-{scheme}\n").as_str(), 0), "{stderr}");
+        assert_eq!(
+            (out.as_str(), code),
+            (format!("ok /gvisor-{scheme}\n").as_str(), 0),
+            "{stderr}"
+        );
         let requests = received(&world.log);
         assert_eq!(requests.len(), 1);
         assert_eq!(requests[0]["tls"], tls);

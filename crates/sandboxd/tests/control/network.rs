@@ -39,7 +39,8 @@ static INTERNETS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::n
 
 impl Internet {
     pub(super) fn start() -> Internet {
-        let lock = std::fs::File::create(std::env::temp_dir().join("dsh-test-internet.lock")).unwrap();
+        let lock =
+            std::fs::File::create(std::env::temp_dir().join("dsh-test-internet.lock")).unwrap();
         rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).unwrap();
         let n = INTERNETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tag = format!("{}{n}", std::process::id() % 100_000);
@@ -85,7 +86,15 @@ impl Internet {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        Internet { _one_at_a_time: lock, name, inet_if, server, host_server, host_port, tls_server: None }
+        Internet {
+            _one_at_a_time: lock,
+            name,
+            inet_if,
+            server,
+            host_server,
+            host_port,
+            tls_server: None,
+        }
     }
 
     /// Its namespace's name (`ip netns exec <name> ...`).

@@ -97,7 +97,7 @@ impl EgressProxy {
         {
             return Err(format!("egressProxy: {ip} is not an address a proxy can have"));
         }
-        if !host.parse::<std::net::IpAddr>().is_ok() && Domain::parse(&host).is_err() {
+        if host.parse::<std::net::IpAddr>().is_err() && Domain::parse(&host).is_err() {
             return Err(format!(
                 "egressProxy: the host {host:?} is not an IP address or a domain name"
             ));
