@@ -40,7 +40,7 @@ pub(crate) use sandbox::{
     slot, startup,
 };
 pub(crate) use store::{
-    described, egress, files, header_rules, held_blocks, ready_file, record, volume_records,
+    described, domain, egress, files, header_rules, held_blocks, ready_file, record, volume_records,
 };
 pub use store::{disk, layers, secrets};
 

@@ -28,7 +28,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
 pub use crate::server::egress::Domain;
-use crate::server::egress::{Allowed, Cidr, Egress};
+use crate::server::egress::{Allowed, Cidr, Egress, LAN};
 use crate::server::header_rules::{EgressProxy, HeaderRule};
 use crate::server::intercept::Interception;
 use crate::server::{netns, socks5};
@@ -204,6 +204,8 @@ pub struct Policy {
     /// The addresses and blocks of `allowOut` and of `denyOut`.
     allow: Vec<Cidr>,
     deny: Vec<Cidr>,
+    /// The LAN's ranges (`egress::LAN`), parsed.
+    lan: Vec<Cidr>,
     internet_denied: bool,
     rules: Vec<HeaderRule>,
     proxy: Option<EgressProxy>,
@@ -226,6 +228,7 @@ impl Policy {
             domains,
             allow,
             deny,
+            lan: LAN.iter().filter_map(|block| Cidr::parse(block).ok()).collect(),
             internet_denied: egress.internet_denied,
             rules: egress.header_rules(),
             proxy: egress.egress_proxy.clone(),
@@ -239,11 +242,7 @@ impl Policy {
         if self.allow.iter().any(|cidr| cidr.contains(ip)) {
             return true;
         }
-        if crate::server::network::LAN
-            .iter()
-            .filter_map(|block| Cidr::parse(block).ok())
-            .any(|cidr| cidr.contains(ip))
-        {
+        if self.lan.iter().any(|cidr| cidr.contains(ip)) {
             return false;
         }
         !self.internet_denied && !self.deny.iter().any(|cidr| cidr.contains(ip))
@@ -534,6 +533,25 @@ fn original_destination(stream: &TcpStream) -> io::Result<SocketAddrV4> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_policy_decides_an_address_as_the_nftables_rules_do() {
+        let egress = Egress {
+            allow_out: vec!["10.1.0.0/16".into(), "pkg.test".into()],
+            deny_out: vec!["198.51.100.7".into()],
+            ..Egress::default()
+        };
+        let policy = Policy::of(&egress);
+        let ip = |text: &str| text.parse::<Ipv4Addr>().unwrap();
+        assert!(policy.address_allows(ip("10.1.2.3")), "allowed wins over the LAN");
+        assert!(!policy.address_allows(ip("10.2.0.1")), "the LAN");
+        assert!(!policy.address_allows(ip("169.254.169.254")), "link-local (metadata)");
+        assert!(!policy.address_allows(ip("198.51.100.7")), "denied");
+        assert!(policy.address_allows(ip("203.0.113.1")), "the internet");
+        let closed = Policy::of(&Egress { internet_denied: true, ..egress });
+        assert!(!closed.address_allows(ip("203.0.113.1")));
+        assert!(closed.address_allows(ip("10.1.2.3")));
+    }
 
     #[test]
     fn domains_parse_and_match_like_e2b() {

@@ -23,22 +23,10 @@ use anyhow::{Context, bail};
 use crate::gvisor_net;
 pub use crate::server::attached::Attached;
 use crate::server::domains::{DIVERT_MARK, DIVERTED_PORTS};
-pub use crate::server::egress::{Allowed, Cidr, Egress, MAX_RULES};
+pub use crate::server::egress::{Allowed, Cidr, Egress, LAN, MAX_RULES};
 pub use crate::server::host_addresses::{host_addresses, is_host_address};
 pub(crate) use crate::server::netns::run_in;
 use crate::spec::private_net;
-
-/// Private and special ranges the sandbox may not reach unless `allowOut` names them:
-/// the host's LAN, link-local (cloud metadata services), carrier-grade NAT, loopback.
-pub(crate) const LAN: &[&str] = &[
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "169.254.0.0/16",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "0.0.0.0/8",
-];
 
 /// The nftables ruleset of a sandbox's namespace (replacing any earlier one).
 /// `host` are the host's own addresses, never reachable. `divert_port`: where the
@@ -451,6 +439,13 @@ mod tests {
         );
     }
 
+    /// The `divert` chain's rules after its own two (the daemon's mark, loopback).
+    fn ruled_divert(rules: &str) -> String {
+        let chain = &rules[rules.find("  chain divert {").unwrap()..];
+        let chain = &chain[..chain.find("  }").unwrap()];
+        chain.lines().skip(4).map(|line| format!("{line}\n")).collect()
+    }
+
     #[test]
     fn the_host_comes_first_then_allow_then_the_lan_then_deny() {
         let egress = Egress {
@@ -558,6 +553,40 @@ table inet dsh {
         assert!(rules.contains(
             "    oifname \"lo\" accept\n    oifname \"gv0\" accept\n    ct status dnat ip daddr 127.0.0.1 tcp dport 40000 accept\n"
         ));
+        // With header rules, every connection to 80 and 443 but the host's, DNS's and
+        // the LAN's (allowed blocks first: they are diverted too); with a proxy, all TCP.
+        let rules = crate::server::header_rules::Rules::from([(
+            "api.test".to_owned(),
+            vec![crate::server::header_rules::NetworkRule::default()],
+        )]);
+        let ruled = Egress { rules, ..Egress::default() };
+        let text = ruled_divert(&ruleset(&ruled, &[], Some(40000)).unwrap());
+        assert_eq!(
+            text,
+            "    ip daddr @host return
+    ip daddr 198.18.0.53 return
+    ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
+    tcp dport { 80, 443 } redirect to :40000
+"
+        );
+        let proxied = Egress {
+            allow_out: vec!["10.1.0.0/16".into()],
+            egress_proxy: Some(crate::server::header_rules::EgressProxy {
+                address: "127.0.0.1:1080".into(),
+                ..Default::default()
+            }),
+            ..Egress::default()
+        };
+        let text = ruled_divert(&ruleset(&proxied, &[], Some(40000)).unwrap());
+        assert_eq!(
+            text,
+            "    ip daddr @host return
+    ip daddr 198.18.0.53 return
+    ip daddr { 10.1.0.0/16 } meta l4proto tcp redirect to :40000
+    ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16, 100.64.0.0/10, 127.0.0.0/8, 0.0.0.0/8 } return
+    meta l4proto tcp redirect to :40000
+"
+        );
         // Nothing refused by the rules: nothing to divert.
         let open = Egress { deny_out: Vec::new(), ..egress };
         assert!(!ruleset(&open, &[], Some(40000)).unwrap().contains("chain divert"));

@@ -7,7 +7,20 @@ use std::net::Ipv4Addr;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::server::domain::Domain;
 use crate::server::header_rules::{self, EgressProxy, HeaderRule, Rules};
+
+/// Private and special ranges the sandbox may not reach unless `allowOut` names them:
+/// the host's LAN, link-local (cloud metadata services), carrier-grade NAT, loopback.
+pub const LAN: &[&str] = &[
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "169.254.0.0/16",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "0.0.0.0/8",
+];
 
 /// Entries in `allowOut` or `denyOut` at most.
 pub const MAX_RULES: usize = 1000;
@@ -147,57 +160,5 @@ impl Egress {
                 Allowed::Cidr(_) => None,
             })
             .collect()
-    }
-}
-
-/// A domain of `allowOut`: `example.test` (that name only) or `*.example.test` (every
-/// name below it, not the name itself). Lowercase, without a trailing dot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Domain {
-    name: String,
-    subdomains: bool,
-}
-
-impl std::fmt::Display for Domain {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.subdomains {
-            f.write_str("*.")?;
-        }
-        f.write_str(&self.name)
-    }
-}
-
-impl Domain {
-    /// `pypi.org`, `*.npmjs.org`; the error says what is wrong, for a 400.
-    pub fn parse(text: &str) -> Result<Domain, String> {
-        let lower = text.trim().trim_end_matches('.').to_ascii_lowercase();
-        let (name, subdomains) = match lower.strip_prefix("*.") {
-            Some(rest) => (rest, true),
-            None => (lower.as_str(), false),
-        };
-        let valid_label = |label: &str| {
-            (1..=63).contains(&label.len())
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        };
-        if name.is_empty() || name.len() > 253 || !name.split('.').all(valid_label) {
-            return Err(format!(
-                "{text:?} is not a domain name (letters, digits, '-' and '_' in dot-separated labels, optionally after \"*.\"), an IPv4 address or a CIDR block"
-            ));
-        }
-        Ok(Domain { name: name.to_owned(), subdomains })
-    }
-
-    /// Whether `host` (as a request names it: any case, maybe a trailing dot) is allowed.
-    pub fn matches(&self, host: &str) -> bool {
-        let host = host.trim_end_matches('.');
-        if self.subdomains {
-            host.len() > self.name.len() + 1
-                && host[host.len() - self.name.len()..].eq_ignore_ascii_case(&self.name)
-                && host.as_bytes()[host.len() - self.name.len() - 1] == b'.'
-        } else {
-            host.eq_ignore_ascii_case(&self.name)
-        }
     }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::egress::Domain;
+use crate::server::domain::Domain;
 
 /// Limits of E2B's API (packages/api/internal/handlers/sandbox_create.go l. 54-59).
 pub const MAX_RULE_DOMAINS: usize = 10;

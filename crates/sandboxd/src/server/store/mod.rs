@@ -1,5 +1,6 @@
 pub(crate) mod described;
 pub mod disk;
+pub(crate) mod domain;
 pub(crate) mod egress;
 pub(crate) mod files;
 pub(crate) mod header_rules;
