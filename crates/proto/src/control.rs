@@ -98,6 +98,48 @@ pub struct ListedSandbox {
     pub template_id: String,
 }
 
+/// E2B's `SandboxNetworkConfig` as `GET /sandboxes/{id}` answers it: the egress proxy
+/// without its password.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxNetworkConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_out: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_public_traffic: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_out: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_proxy: Option<EgressProxyShown>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask_request_host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<BTreeMap<String, Vec<NetworkRule>>>,
+}
+
+/// E2B's `SandboxNetworkRule`: what one rule of a domain does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkRule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<NetworkTransform>,
+}
+
+/// E2B's `SandboxNetworkTransform`: headers set on matching requests (values as given:
+/// a secret is named, `${e2b.secrets.NAME}`, never its value).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkTransform {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
+}
+
+/// E2B's `SandboxEgressProxyConfig` as answered: no password.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressProxyShown {
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+}
+
 /// One sandbox as `GET /sandboxes/{id}` answers (E2B's `SandboxDetail`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -125,6 +167,10 @@ pub struct SandboxDetail {
     pub memory_mb: u64,
     #[serde(default)]
     pub metadata: BTreeMap<String, String>,
+    /// The network settings the create (or `PUT .../network`) gave, as E2B answers them
+    /// (its packages/api/internal/handlers/sandbox_get.go l. 34-90): absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<SandboxNetworkConfig>,
     /// dsh extension, of a paused sandbox: what it keeps of its memory (`disk`: a gVisor
     /// checkpoint that outlives the daemon; `frozen`: lost if the daemon stops; `none`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -575,10 +575,15 @@ async fn an_egress_proxy_carries_the_flows_the_rules_let_out() {
     let requests = received(&world.log);
     assert_eq!(requests.len(), 2);
     assert_eq!(header_values(&requests[1], "authorization"), [format!("Bearer {SECRET}")]);
-    // The proxy's password is never answered.
+    // The settings are answered as E2B answers them: the rules as given, the proxy
+    // without its password.
     let id = sandbox["sandboxID"].as_str().unwrap();
-    let reply = c.call_raw(Method::GET, &format!("/sandboxes/{id}"), None).await;
-    assert!(!reply.body.contains("\"pw\""), "{}", reply.body);
+    let reply = c.call(Method::GET, &format!("/sandboxes/{id}"), None).await;
+    assert_eq!(
+        reply.body["network"],
+        json!({"denyOut": [DENIED], "rules": rules(),
+            "egressProxy": {"address": format!("127.0.0.1:{port}"), "username": "dsh"}})
+    );
     daemon.shutdown().await.unwrap();
 }
 

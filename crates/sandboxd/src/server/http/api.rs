@@ -361,7 +361,26 @@ fn detail_of(shared: &Control, record: &Record, frozen: bool) -> wire::SandboxDe
         started_at: listed.started_at,
         state: listed.state,
         template_id: listed.template_id,
+        network: network_shown(&record.network),
     }
+}
+
+/// The network settings as E2B answers them (sandbox_get.go l. 34-90): what was given,
+/// the proxy without its password; none when nothing was given.
+fn network_shown(network: &NetworkSettings) -> Option<wire::SandboxNetworkConfig> {
+    let egress = &network.egress;
+    let shown = wire::SandboxNetworkConfig {
+        allow_out: (!egress.allow_out.is_empty()).then(|| egress.allow_out.clone()),
+        allow_public_traffic: network.traffic_access_token.as_ref().map(|_| false),
+        deny_out: (!egress.deny_out.is_empty()).then(|| egress.deny_out.clone()),
+        egress_proxy: egress.egress_proxy.as_ref().map(|proxy| wire::EgressProxyShown {
+            address: proxy.address.clone(),
+            username: proxy.username.clone(),
+        }),
+        mask_request_host: network.mask_request_host.clone(),
+        rules: (!egress.rules.is_empty()).then(|| egress.rules.clone()),
+    };
+    (shown != wire::SandboxNetworkConfig::default()).then_some(shown)
 }
 
 /// The slot of a sandbox that exists (created, not killed).

@@ -32,19 +32,11 @@ pub const MAX_PROXY_CREDENTIAL_LEN: usize = 255;
 const SECRET_PREFIX: &str = "${e2b.secrets.";
 const IDENTITY_TOKEN_PREFIX: &str = "${e2b.identity.tokens.";
 
-/// One rule of a domain (E2B's `SandboxNetworkRule`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NetworkRule {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transform: Option<Transform>,
-}
-
-/// E2B's `SandboxNetworkTransform`: headers to set on matching requests.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Transform {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<BTreeMap<String, String>>,
-}
+/// One rule of a domain and its transform: the wire's types (E2B's
+/// `SandboxNetworkRule`, `SandboxNetworkTransform`), kept as given.
+pub use dsh_proto::control::NetworkRule;
+#[cfg(test)]
+use dsh_proto::control::NetworkTransform as Transform;
 
 /// `network.rules`: domain → its rules.
 pub type Rules = BTreeMap<String, Vec<NetworkRule>>;
