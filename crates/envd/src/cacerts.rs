@@ -98,6 +98,14 @@ impl CaCertInstaller {
     /// Puts `pem` into the bundle, replacing the PEM this envd installed before. Blocking
     /// (file I/O): call it off the async runtime's threads.
     pub fn install(&self, pem: &str) -> Result<Installed, InstallError> {
+        self.install_at(pem, None)
+    }
+
+    /// [`CaCertInstaller::install`] into `bundle` instead of the configured one when
+    /// given: a bundle of the caller's choosing, made from the configured (system) one
+    /// when it does not exist yet. No copy is kept for `update-ca-certificates` then (it
+    /// rebuilds the system's bundle only).
+    pub fn install_at(&self, pem: &str, bundle: Option<&Path>) -> Result<Installed, InstallError> {
         // cacerts.go:84-86: normalise to a single trailing newline, so comparisons and
         // removals do not depend on how the caller ended the PEM.
         let trimmed = pem.trim_end_matches('\n');
@@ -112,14 +120,19 @@ impl CaCertInstaller {
             Err(poisoned) => poisoned.into_inner(),
         };
 
-        let bundle = &self.paths.bundle;
-        let mut content = match std::fs::read(bundle) {
-            Ok(content) => content,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(source) => {
-                return Err(InstallError { action: "read", path: bundle.clone(), source });
-            }
+        let own = bundle.is_some_and(|path| path != self.paths.bundle);
+        let bundle = bundle.unwrap_or(&self.paths.bundle).to_owned();
+        let read = |path: &Path| match std::fs::read(path) {
+            Ok(content) => Ok(Some(content)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(InstallError { action: "read", path: path.to_owned(), source }),
         };
+        let mut content = match read(&bundle)? {
+            Some(content) => content,
+            None if own => read(&self.paths.bundle)?.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let bundle = &bundle;
 
         // cacerts.go:102-103 and 142-153: the PEM installed before is removed (every
         // occurrence, as `removeCertFromBundle`'s `strings.ReplaceAll`, cacerts.go:179).
@@ -146,7 +159,10 @@ impl CaCertInstaller {
             write_atomically(bundle, &content)?;
         }
 
-        if append {
+        if append && own {
+            *installed = Some(normalized.clone());
+            Ok(Installed::Appended)
+        } else if append {
             *installed = Some(normalized.clone());
             // cacerts.go:136-141: also persisted for update-ca-certificates; best effort,
             // logged on failure.

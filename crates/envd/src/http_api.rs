@@ -52,6 +52,10 @@ struct InitRequest {
     default_workdir: Option<String>,
     /// PEM CA certificates for the system trust bundle (E2B's `spec/envd.yaml:77-79`).
     ca_bundle: Option<String>,
+    /// dsh extension: a bundle of its own to put `caBundle` in instead of the system's
+    /// (made from the system's the first time), where the system's cannot be written (a
+    /// sandbox of an ordinary user's daemon, whose `/etc` is the host's, read-only).
+    ca_bundle_path: Option<String>,
 }
 
 async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -109,7 +113,11 @@ async fn init(State(envd): State<Arc<Envd>>, headers: HeaderMap, body: Bytes) ->
         && envd.config.strict.is_none_or(|version| version.has_ca_bundle())
     {
         let installer = Arc::clone(&envd);
-        let outcome = tokio::task::spawn_blocking(move || installer.ca_certs.install(&pem)).await;
+        let target = request.ca_bundle_path.clone().filter(|path| !path.is_empty());
+        let outcome = tokio::task::spawn_blocking(move || {
+            installer.ca_certs.install_at(&pem, target.as_deref().map(std::path::Path::new))
+        })
+        .await;
         let failure = match outcome {
             Ok(Ok(installed)) => {
                 let bundle = envd.ca_certs.paths().bundle.display().to_string();

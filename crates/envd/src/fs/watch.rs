@@ -62,6 +62,8 @@ fn validate(
 struct DirWatch {
     spec: WatchSpec,
     events: inotify::EventStream<Vec<u8>>,
+    /// The same inotify instance, to ask the kernel whether events wait unread.
+    pending: std::os::fd::OwnedFd,
     watches: Watches,
     /// Each watched directory, relative to the root.
     dirs: HashMap<WatchDescriptor, PathBuf>,
@@ -85,10 +87,21 @@ impl DirWatch {
         let inotify = Inotify::init()
             .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
         let watches = inotify.watches();
+        let pending = std::os::fd::AsFd::as_fd(&inotify)
+            .try_clone_to_owned()
+            .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
         let events = inotify
             .into_event_stream(vec![0u8; 64 * 1024])
             .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
-        let mut watch = Self { spec, events, watches, dirs: HashMap::new(), users, strict };
+        let mut watch = Self {
+            spec,
+            events,
+            pending,
+            watches,
+            dirs: HashMap::new(),
+            users,
+            strict,
+        };
         let root = watch.spec.root.clone();
         watch.add_tree(&root, PathBuf::new()).map_err(|err| {
             ConnectError::internal(format!("error watching '{}': {err}", root.display()))
@@ -117,7 +130,43 @@ impl DirWatch {
     /// Waits for the next batch of changes.
     async fn next(&mut self) -> Result<Vec<FilesystemEvent>, ConnectError> {
         loop {
-            let event = match self.events.next().await {
+            let event = self.events.next().await;
+            if let Some(batch) = self.handle(event)? {
+                return Ok(batch);
+            }
+        }
+    }
+
+    /// Every change available now: what the stream holds, and what the kernel has
+    /// queued (read as soon as the runtime sees it, until `deadline`).
+    async fn drain_now(&mut self, deadline: Instant) -> Result<Vec<FilesystemEvent>, ConnectError> {
+        use futures_util::FutureExt as _;
+        let mut changes = Vec::new();
+        loop {
+            let event = match self.events.next().now_or_never() {
+                Some(event) => event,
+                None if has_pending(&self.pending) => {
+                    match tokio::time::timeout_at(deadline, self.events.next()).await {
+                        Ok(event) => event,
+                        Err(_) => break,
+                    }
+                }
+                None => break,
+            };
+            if let Some(batch) = self.handle(event)? {
+                changes.extend(batch);
+            }
+        }
+        Ok(changes)
+    }
+
+    /// One inotify event as E2B's events (none for one that is not reported).
+    fn handle(
+        &mut self,
+        event: Option<std::io::Result<inotify::Event<OsString>>>,
+    ) -> Result<Option<Vec<FilesystemEvent>>, ConnectError> {
+        {
+            let event = match event {
                 Some(Ok(event)) => event,
                 Some(Err(err)) => {
                     return Err(ConnectError::internal(format!("watcher failed: {err}")));
@@ -132,10 +181,10 @@ impl DirWatch {
                         self.spec.root.display()
                     )));
                 }
-                continue;
+                return Ok(None);
             }
             let (Some(base), Some(name)) = (self.dirs.get(&event.wd).cloned(), event.name) else {
-                continue;
+                return Ok(None);
             };
             let relative = base.join(&name);
             if self.spec.recursive
@@ -174,9 +223,7 @@ impl DirWatch {
                     entry,
                 });
             }
-            if !batch.is_empty() {
-                return Ok(batch);
-            }
+            Ok((!batch.is_empty()).then_some(batch))
         }
     }
 }
@@ -227,12 +274,37 @@ pub struct WatcherTable {
 struct PollingWatcher {
     buffered: Arc<Mutex<Buffered>>,
     task: tokio::task::JoinHandle<()>,
+    /// Asks the task to take in what the kernel holds now, and says when it has.
+    flushes: tokio::sync::mpsc::Sender<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// How long a poll waits for changes the kernel already queued (a write answered before
+/// the poll was sent) to reach the buffer: the watcher's task reads them within
+/// microseconds unless the machine is loaded.
+const PENDING_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether `fd` (an inotify instance) has events to read, without reading them.
+fn has_pending(fd: &std::os::fd::OwnedFd) -> bool {
+    let mut poll =
+        libc::pollfd { fd: std::os::fd::AsRawFd::as_raw_fd(fd), events: libc::POLLIN, revents: 0 };
+    // SAFETY: poll(2) on one pollfd we own, with no wait.
+    let ready = unsafe { libc::poll(&raw mut poll, 1, 0) };
+    ready > 0 && poll.revents & libc::POLLIN != 0
 }
 
 #[derive(Default)]
 struct Buffered {
     events: std::collections::VecDeque<FilesystemEvent>,
     error: Option<ConnectError>,
+}
+
+impl Buffered {
+    fn take(&mut self, batch: Vec<FilesystemEvent>) {
+        self.events.extend(batch);
+        while self.events.len() > MAX_BUFFERED_EVENTS {
+            self.events.pop_front();
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -268,16 +340,22 @@ async fn create_watcher(
     let mut watch = DirWatch::new(spec, &envd)?;
     let buffered = Arc::new(Mutex::new(Buffered::default()));
     let sink = Arc::clone(&buffered);
+    let (flushes, mut asked) = tokio::sync::mpsc::channel::<tokio::sync::oneshot::Sender<()>>(16);
     let task = tokio::spawn(async move {
         loop {
-            match watch.next().await {
-                Ok(batch) => {
-                    let mut buffered = lock(&sink);
-                    buffered.events.extend(batch);
-                    while buffered.events.len() > MAX_BUFFERED_EVENTS {
-                        buffered.events.pop_front();
-                    }
+            // The watch first: a flush is taken only while the watch waits on the kernel,
+            // so nothing it read is held back in between.
+            let outcome = tokio::select! {
+                biased;
+                batch = watch.next() => batch,
+                Some(done) = asked.recv() => {
+                    let drained = watch.drain_now(Instant::now() + PENDING_WAIT).await;
+                    let _ = done.send(());
+                    drained
                 }
+            };
+            match outcome {
+                Ok(batch) => lock(&sink).take(batch),
                 Err(error) => {
                     lock(&sink).error = Some(error);
                     return;
@@ -286,7 +364,7 @@ async fn create_watcher(
         }
     });
     let id = watcher_id();
-    lock(&envd.watchers.watchers).insert(id.clone(), PollingWatcher { buffered, task });
+    lock(&envd.watchers.watchers).insert(id.clone(), PollingWatcher { buffered, task, flushes });
     Ok(CreateWatcherResponse { watcher_id: id })
 }
 
@@ -299,10 +377,17 @@ async fn get_watcher_events(
     request: GetWatcherEventsRequest,
     _: CallContext,
 ) -> Result<GetWatcherEventsResponse, ConnectError> {
-    let buffer = lock(&envd.watchers.watchers)
+    let (buffer, flushes) = lock(&envd.watchers.watchers)
         .get(&request.watcher_id)
-        .map(|w| Arc::clone(&w.buffered))
+        .map(|w| (Arc::clone(&w.buffered), w.flushes.clone()))
         .ok_or_else(|| not_found(&request.watcher_id))?;
+    // A change made before this poll (a write the caller saw answered) is queued in the
+    // kernel already: the task takes it in before the poll answers (E2B's SDK reads the
+    // events once, right after its own write). A task that ended answers at once.
+    let (done, flushed) = tokio::sync::oneshot::channel();
+    if flushes.send(done).await.is_ok() {
+        let _ = tokio::time::timeout(PENDING_WAIT * 2, flushed).await;
+    }
     let mut buffered = lock(&buffer);
     if let Some(error) = buffered.error.clone() {
         return Err(error);

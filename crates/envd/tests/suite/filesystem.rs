@@ -179,6 +179,38 @@ async fn remove_is_recursive_and_a_missing_path_succeeds() {
         .unwrap();
 }
 
+/// A change made before a poll is in that poll's answer (E2B's SDK writes a file, then
+/// reads the events once: `test_watch_directory_changes`), never only in a later one,
+/// however the watcher's task is scheduled. 200 rounds on one watcher.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_after_a_change_has_the_change() {
+    let envd = common::start().await;
+    std::fs::create_dir(envd.home.join("polled")).unwrap();
+    let created: CreateWatcherResponse = envd
+        .unary(
+            "/filesystem.Filesystem/CreateWatcher",
+            &CreateWatcherRequest { path: "polled".into(), ..Default::default() },
+        )
+        .await
+        .unwrap();
+    let file = envd.home.join("polled/f.txt");
+    for round in 0..200 {
+        std::fs::write(&file, format!("round {round}")).unwrap();
+        let polled: GetWatcherEventsResponse = envd
+            .unary(
+                "/filesystem.Filesystem/GetWatcherEvents",
+                &GetWatcherEventsRequest { watcher_id: created.watcher_id.clone() },
+            )
+            .await
+            .unwrap();
+        assert!(
+            polled.events.iter().any(|e| e.name == "f.txt" && e.r#type == EventType::Write as i32),
+            "round {round}: {:?}",
+            polled.events
+        );
+    }
+}
+
 #[tokio::test]
 async fn polling_watcher_reports_create_write_remove_relative_to_the_root() {
     let envd = common::start().await;

@@ -533,9 +533,12 @@ async fn init(
     let spec = spec_for(shared, &record)?;
     // The template's (an image's ENV), then the egress CA's, then the create's over them.
     let mut env_vars = spec.template.process_env.clone();
+    // An ordinary user's daemon: the sandbox's `/etc` is the host's, which root inside
+    // cannot write; its own bundle is made in its `/var` instead.
+    let own_bundle = crate::rootless::blocks_inside().is_some();
     let ca_bundle = match (&shared.interception, spec.net) {
         (Some(interception), Net::Private) => {
-            env_vars.extend(trust_env());
+            env_vars.extend(trust_env(own_bundle));
             Some(interception.ca.certificate_pem())
         }
         _ => None,
@@ -547,6 +550,7 @@ async fn init(
         "defaultUser": default_user(&record),
         "defaultWorkdir": default_workdir(&record, &spec),
         "caBundle": ca_bundle,
+        "caBundlePath": own_bundle.then_some(OWN_TRUST_BUNDLE),
     });
     let mut request = hyper::Request::post("/init")
         .header(hyper::header::HOST, format!("127.0.0.1:{}", envd.port))
@@ -564,16 +568,33 @@ async fn init(
     Ok(())
 }
 
-/// Where a sandbox's programs find the system trust store that envd's `/init caBundle`
-/// puts the daemon's egress CA in (see `egress_ca.rs`), for those that do not read it by
-/// default: Node and npm (their own bundled store, to which this adds), Python's
-/// requests and pip (certifi's bundle, which this replaces by the system's). curl, git,
-/// OpenSSL and Python's `ssl` read the system store already.
-fn trust_env() -> [(String, String); 3] {
+/// Where a sandbox's programs find the trust store that envd's `/init caBundle` puts the
+/// daemon's egress CA in (see `egress_ca.rs`), for those that do not read it by default:
+/// Node and npm (their own bundled store, to which this adds), Python's requests and pip
+/// (certifi's bundle, which this replaces by the system's). curl, git, OpenSSL and
+/// Python's `ssl` read the system store already; with a bundle of the sandbox's own
+/// (`own`, see [`OWN_TRUST_BUNDLE`]) they are pointed at it too.
+fn trust_env(own: bool) -> Vec<(String, String)> {
     const SYSTEM_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
-    ["NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "PIP_CERT"]
-        .map(|name| (name.to_owned(), SYSTEM_BUNDLE.to_owned()))
+    let (bundle, names): (&str, &[&str]) = if own {
+        let names: &[&str] = &[
+            "NODE_EXTRA_CA_CERTS",
+            "REQUESTS_CA_BUNDLE",
+            "PIP_CERT",
+            "SSL_CERT_FILE",
+            "CURL_CA_BUNDLE",
+            "GIT_SSL_CAINFO",
+        ];
+        (OWN_TRUST_BUNDLE, names)
+    } else {
+        (SYSTEM_BUNDLE, &["NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "PIP_CERT"])
+    };
+    names.iter().map(|name| ((*name).to_owned(), bundle.to_owned())).collect()
 }
+
+/// The trust bundle of a sandbox whose system store cannot be written (an ordinary
+/// user's daemon): the system's plus the egress CA, in the sandbox's own `/var`.
+const OWN_TRUST_BUNDLE: &str = "/var/lib/dsh-egress/ca-certificates.crt";
 
 /// Who commands run as by default: the built template's last `USER`, else `user`.
 fn default_user(record: &Record) -> &str {
