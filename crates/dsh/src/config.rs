@@ -61,6 +61,13 @@ pub struct SandboxdConfig {
     /// launcher, the default) or `gvisor` (gVisor's runsc, 2024-07-29 or newer: memory
     /// that outlives the daemon, forks with processes; see docs/gvisor.md).
     pub runtime: dsh_sandboxd::gvisor::Runtime,
+    /// A hosts(5) file of names the egress path resolves itself for header rules
+    /// (`[sandbox.network.rules]`) over plain HTTP, before the host's resolver: names the
+    /// host's DNS does not know.
+    pub egress_hosts: Option<PathBuf>,
+    /// PEM certificates trusted, besides the host's store, for the destinations of header
+    /// rules over HTTPS (a company's CA).
+    pub egress_trust: Option<PathBuf>,
 }
 
 impl Default for SandboxdConfig {
@@ -77,6 +84,8 @@ impl Default for SandboxdConfig {
             disk_image_mb: None,
             volume_mb: None,
             runtime: dsh_sandboxd::gvisor::Runtime::Native,
+            egress_hosts: None,
+            egress_trust: None,
         }
     }
 }
@@ -196,7 +205,19 @@ impl Config {
     ) -> Result<Self, ConfigError> {
         let mut merged = read_table(base, true)?;
         if let Some(overlay) = overlay {
-            merge(&mut merged, read_table(overlay, false)?);
+            let overlay = read_table(overlay, false)?;
+            // A secret's source is one key (`env` or `file`): the overlay's replaces the
+            // base's rather than joining it.
+            if let (Some(toml::Value::Table(secrets)), Some(toml::Value::Table(sandbox))) = (
+                overlay.get("sandbox").and_then(|sandbox| sandbox.get("secrets")),
+                merged.get_mut("sandbox"),
+            ) && let Some(toml::Value::Table(base_secrets)) = sandbox.get_mut("secrets")
+            {
+                for name in secrets.keys() {
+                    base_secrets.remove(name);
+                }
+            }
+            merge(&mut merged, overlay);
         }
         for (variable, key) in ENV_OVERRIDES {
             if let Some(value) = env(variable).filter(|v| !v.is_empty()) {
@@ -434,6 +455,8 @@ mod tests {
                 disk_image_mb: Some(65536),
                 volume_mb: Some(512),
                 runtime: dsh_sandboxd::gvisor::Runtime::Gvisor,
+                egress_hosts: None,
+                egress_trust: None,
             }
         );
         let err = Config::from_toml("[sandboxd]\nisolation = \"none\"\n", "dsh.toml").unwrap_err();
@@ -454,6 +477,132 @@ mod tests {
         assert_eq!(config.sandboxd.isolation, IsolationSetting::Namespaces);
         assert_eq!(config.sandboxd.runtime, dsh_sandboxd::gvisor::Runtime::Gvisor);
         assert_eq!(config.sandboxd.layer_store, Some("/tmp/store".into()));
+    }
+
+    const CREDENTIALS: &str = r#"
+[sandbox]
+template = "base"
+
+[sandbox.network]
+allow_out = ["api.github.com", "10.1.2.3/32"]
+deny_out = ["0.0.0.0/0"]
+allow_internet_access = false
+
+[sandbox.network.rules."api.github.com".headers]
+Authorization = "Bearer ${e2b.secrets.github}"
+X-Team = "dsh"
+
+[sandbox.network.rules."registry.example.test".headers]
+Authorization = "Basic ${e2b.secrets.registry}"
+
+[sandbox.network.egress_proxy]
+address = "proxy.example.test:1080"
+username = "dsh"
+password = "proxy-password"
+
+[sandbox.secrets]
+github = { env = "GITHUB_TOKEN" }
+registry = { file = "~/.config/registry/token" }
+
+[sandboxd]
+egress_hosts = "/etc/dsh/egress-hosts"
+egress_trust = "/etc/dsh/company-ca.pem"
+"#;
+
+    #[test]
+    fn network_rules_secrets_and_the_egress_settings_parse() {
+        use dsh_e2b::{EgressProxyConfig, NetworkConfig, RuleConfig, SecretSource};
+        use std::collections::BTreeMap;
+        let config = Config::from_toml(CREDENTIALS, "dsh.toml").unwrap();
+        let headers = |pairs: &[(&str, &str)]| RuleConfig {
+            headers: pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        };
+        assert_eq!(
+            config.sandbox.network,
+            NetworkConfig {
+                allow_out: vec!["api.github.com".into(), "10.1.2.3/32".into()],
+                deny_out: vec!["0.0.0.0/0".into()],
+                allow_internet_access: Some(false),
+                rules: BTreeMap::from([
+                    (
+                        "api.github.com".to_owned(),
+                        headers(&[
+                            ("Authorization", "Bearer ${e2b.secrets.github}"),
+                            ("X-Team", "dsh"),
+                        ]),
+                    ),
+                    (
+                        "registry.example.test".to_owned(),
+                        headers(&[("Authorization", "Basic ${e2b.secrets.registry}")]),
+                    ),
+                ]),
+                egress_proxy: Some(EgressProxyConfig {
+                    address: "proxy.example.test:1080".into(),
+                    username: Some("dsh".into()),
+                    password: Some("proxy-password".into()),
+                }),
+            }
+        );
+        assert_eq!(
+            config.sandbox.secrets,
+            BTreeMap::from([
+                ("github".to_owned(), SecretSource::Env("GITHUB_TOKEN".into())),
+                ("registry".to_owned(), SecretSource::File("~/.config/registry/token".into())),
+            ])
+        );
+        assert_eq!(
+            (config.sandboxd.egress_hosts, config.sandboxd.egress_trust),
+            (Some("/etc/dsh/egress-hosts".into()), Some("/etc/dsh/company-ca.pem".into()))
+        );
+        // The same through a file, an overlay and the merge that goes with them.
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("dsh.toml");
+        let overlay = dir.path().join("dsh.e2b.toml");
+        std::fs::write(&base, CREDENTIALS).unwrap();
+        std::fs::write(&overlay, "[sandbox.secrets]\ngithub = { file = \"/run/gh\" }\n").unwrap();
+        let loaded = Config::load(&base, Some(&overlay), &no_env).unwrap();
+        assert_eq!(
+            loaded.sandbox.network,
+            Config::from_toml(CREDENTIALS, "x").unwrap().sandbox.network
+        );
+        assert_eq!(loaded.sandbox.secrets["github"], SecretSource::File("/run/gh".into()));
+        assert_eq!(
+            loaded.sandbox.secrets["registry"],
+            SecretSource::File("~/.config/registry/token".into())
+        );
+        // The proxy's password never shows in a debug print.
+        let printed = format!("{:?}", config.sandbox);
+        assert!(!printed.contains("proxy-password"), "{printed}");
+        assert!(printed.contains("<hidden>"), "{printed}");
+    }
+
+    #[test]
+    fn unknown_keys_of_the_network_and_secrets_tables_are_named() {
+        let error = |text: &str| Config::from_toml(text, "dsh.toml").unwrap_err().to_string();
+        assert_eq!(
+            error("[sandbox.network]\nallow_outt = []\n"),
+            "dsh.toml: unknown field `allow_outt`, expected one of `allow_out`, `deny_out`, `allow_internet_access`, `rules`, `egress_proxy` (at bytes 18..28)"
+        );
+        assert_eq!(
+            error("[sandbox.network.rules.\"a.test\"]\nheader = {}\n"),
+            "dsh.toml: unknown field `header`, expected `headers` (at bytes 33..39)"
+        );
+        assert_eq!(
+            error("[sandbox.network.egress_proxy]\naddress = \"p:1080\"\nuser = \"x\"\n"),
+            "dsh.toml: unknown field `user`, expected one of `address`, `username`, `password` (at bytes 50..54)"
+        );
+        assert_eq!(
+            error("[sandbox.secrets]\ngh = { envv = \"X\" }\n"),
+            "dsh.toml: unknown field `envv`, expected `env` or `file` (at bytes 25..29)"
+        );
+        assert_eq!(
+            error("[sandbox.secrets]\ngh = { env = \"X\", file = \"/x\" }\n"),
+            "dsh.toml: a secret comes from { env = \"VARIABLE\" } or { file = \"PATH\" }: one of the two (at bytes 23..49)"
+        );
+        assert_eq!(
+            error("[sandboxd]\negress_host = \"/x\"\n"),
+            "dsh.toml: unknown field `egress_host`, expected one of `isolation`, `net`, `pool`, `cpu_count`, `memory_mb`, `max_processes`, `layer_store`, `disk_mb`, `disk_image_mb`, `volume_mb`, `runtime`, `egress_hosts`, `egress_trust` (at bytes 11..22)"
+        );
     }
 
     #[test]

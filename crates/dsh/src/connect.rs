@@ -210,6 +210,8 @@ pub fn daemon_config(
     config.disk_image_mb = settings.disk_image_mb;
     config.volume_mb = settings.volume_mb;
     config.runtime = settings.runtime;
+    config.egress_hosts = settings.egress_hosts.clone();
+    config.egress_trust = settings.egress_trust.clone();
     Ok(config)
 }
 

@@ -2,7 +2,7 @@
 //! connect/resume, get, list, kill, pause, set timeout. The API key only ever goes to the
 //! control plane, never into a sandbox.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
@@ -13,6 +13,7 @@ pub use dsh_proto::control::{
     Secret as SecretInfo, Snapshot as SnapshotInfo, Volume as VolumeInfo,
 };
 
+use crate::config::{NetworkConfig, OnTimeout, SandboxConfig};
 use crate::envd::http_error;
 use crate::error::{Error, Result};
 
@@ -44,6 +45,83 @@ pub struct NewSandbox {
     /// default. E2B's cloud has no such field (it is not sent unless set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
+    /// Egress: what the sandbox may reach and what its requests get.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<Network>,
+    /// `false`: nothing goes out but `network.allowOut` (snake case on E2B's wire too).
+    #[serde(rename = "allow_internet_access", skip_serializing_if = "Option::is_none")]
+    pub allow_internet_access: Option<bool>,
+}
+
+/// E2B's `SandboxNetworkConfig` as a create request sends it (the parts dsh sets).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Network {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_out: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny_out: Vec<String>,
+    /// Domain → its rules (E2B takes one per domain): `[{transform: {headers}}]`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, Vec<NetworkRule>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub egress_proxy: Option<EgressProxy>,
+}
+
+impl Network {
+    /// `[sandbox.network]` in E2B's shape; `None` when it says nothing.
+    pub fn from_config(config: &NetworkConfig) -> Option<Self> {
+        let network = Self {
+            allow_out: config.allow_out.clone(),
+            deny_out: config.deny_out.clone(),
+            rules: config
+                .rules
+                .iter()
+                .map(|(domain, rule)| {
+                    let transform = Transform { headers: rule.headers.clone() };
+                    (domain.clone(), vec![NetworkRule { transform }])
+                })
+                .collect(),
+            egress_proxy: config.egress_proxy.as_ref().map(|proxy| EgressProxy {
+                address: proxy.address.clone(),
+                username: proxy.username.clone(),
+                password: proxy.password.clone(),
+            }),
+        };
+        (network != Self::default()).then_some(network)
+    }
+}
+
+/// E2B's `SandboxNetworkRule`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NetworkRule {
+    pub transform: Transform,
+}
+
+/// E2B's `SandboxNetworkTransform`: headers set on the domain's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Transform {
+    pub headers: BTreeMap<String, String>,
+}
+
+/// E2B's `SandboxEgressProxyConfig` (SOCKS5).
+#[derive(Clone, PartialEq, Eq, Serialize)]
+pub struct EgressProxy {
+    pub address: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for EgressProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EgressProxy")
+            .field("address", &self.address)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
 }
 
 /// A volume mounted into a new sandbox (E2B's `volumeMounts` entry).
@@ -64,7 +142,21 @@ impl NewSandbox {
             secure: true,
             volume_mounts: Vec::new(),
             runtime: None,
+            network: None,
+            allow_internet_access: None,
         }
+    }
+
+    /// What `config` (`[sandbox]`) asks a create for: the template (`base` unless set),
+    /// the timeout, pause or kill at it, and the network.
+    pub fn from_config(config: &SandboxConfig) -> Self {
+        let mut new =
+            Self::from_template(config.template.clone().unwrap_or_else(|| "base".to_owned()));
+        new.timeout = Some(config.timeout_secs);
+        new.auto_pause = config.on_timeout == OnTimeout::Pause;
+        new.network = Network::from_config(&config.network);
+        new.allow_internet_access = config.network.allow_internet_access;
+        new
     }
 }
 
@@ -380,6 +472,37 @@ impl ControlPlane {
         Self::parse(status, &body)
     }
 
+    /// Updates a secret's value by name (`POST /secrets/{name}` with `{value}`); `None`
+    /// when there is no secret by that name.
+    pub async fn update_secret(&self, name: &str, value: &str) -> Result<Option<SecretInfo>> {
+        let request = self
+            .request(reqwest::Method::POST, &format!("/secrets/{}", urlencoding_path(name)))
+            .json(&serde_json::json!({ "value": value }));
+        let (status, body) = self.send(request).await?;
+        match status {
+            404 => Ok(None),
+            _ => Self::parse(status, &body).map(Some),
+        }
+    }
+
+    /// Sets secret `name` to `value`: updated when it exists, else created (and, when
+    /// another client created it meanwhile, updated after all).
+    pub async fn put_secret(&self, name: &str, value: &str) -> Result<SecretInfo> {
+        if let Some(updated) = self.update_secret(name, value).await? {
+            return Ok(updated);
+        }
+        match self.create_secret(name, value).await {
+            Err(Error::Http { status: 409, .. }) => {
+                self.update_secret(name, value).await?.ok_or_else(|| {
+                    Error::Protocol(format!(
+                        "secret {name} was said to exist (409) and then not to (404)"
+                    ))
+                })
+            }
+            other => other,
+        }
+    }
+
     /// Every secret, oldest first: every page of `GET /secrets` (`X-Next-Token` when more,
     /// as the other lists).
     pub async fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
@@ -427,7 +550,113 @@ impl ControlPlane {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::config::{EgressProxyConfig, RuleConfig};
+
+    #[test]
+    fn the_create_body_has_e2b_network_shape() {
+        let mut config = SandboxConfig {
+            template: Some("python".into()),
+            timeout_secs: 120,
+            on_timeout: OnTimeout::Pause,
+            ..SandboxConfig::default()
+        };
+        // Nothing configured: no network, no allow_internet_access.
+        assert_eq!(
+            serde_json::to_value(NewSandbox::from_config(&config)).unwrap(),
+            serde_json::json!({
+                "templateID": "python",
+                "timeout": 120,
+                "autoPause": true,
+                "secure": true,
+            })
+        );
+        config.network.allow_out = vec!["api.github.com".into(), "198.51.100.7".into()];
+        config.network.deny_out = vec!["0.0.0.0/0".into()];
+        config.network.allow_internet_access = Some(false);
+        config.network.rules.insert(
+            "api.github.com".into(),
+            RuleConfig {
+                headers: BTreeMap::from([
+                    ("Authorization".into(), "Bearer ${e2b.secrets.github}".into()),
+                    ("X-Team".into(), "dsh".into()),
+                ]),
+            },
+        );
+        config.network.rules.insert("empty.example.test".into(), RuleConfig::default());
+        config.network.egress_proxy = Some(EgressProxyConfig {
+            address: "proxy.example.test:1080".into(),
+            username: Some("dsh".into()),
+            password: Some("pw".into()),
+        });
+        assert_eq!(
+            serde_json::to_value(NewSandbox::from_config(&config)).unwrap(),
+            serde_json::json!({
+                "templateID": "python",
+                "timeout": 120,
+                "autoPause": true,
+                "secure": true,
+                "network": {
+                    "allowOut": ["api.github.com", "198.51.100.7"],
+                    "denyOut": ["0.0.0.0/0"],
+                    "rules": {
+                        "api.github.com": [{"transform": {"headers": {
+                            "Authorization": "Bearer ${e2b.secrets.github}",
+                            "X-Team": "dsh",
+                        }}}],
+                        "empty.example.test": [{"transform": {"headers": {}}}],
+                    },
+                    "egressProxy": {
+                        "address": "proxy.example.test:1080",
+                        "username": "dsh",
+                        "password": "pw",
+                    },
+                },
+                "allow_internet_access": false,
+            })
+        );
+        // Only a proxy, without credentials; allow_internet_access alone has no network.
+        let mut config = SandboxConfig::default();
+        config.network.egress_proxy =
+            Some(EgressProxyConfig { address: "10.0.0.1:1080".into(), ..Default::default() });
+        assert_eq!(
+            serde_json::to_value(NewSandbox::from_config(&config)).unwrap(),
+            serde_json::json!({
+                "templateID": "base",
+                "timeout": 300,
+                "autoPause": false,
+                "secure": true,
+                "network": {"egressProxy": {"address": "10.0.0.1:1080"}},
+            })
+        );
+        let mut config = SandboxConfig::default();
+        config.network.allow_internet_access = Some(true);
+        let body = serde_json::to_value(NewSandbox::from_config(&config)).unwrap();
+        assert_eq!(
+            (body.get("network"), &body["allow_internet_access"]),
+            (None, &serde_json::json!(true))
+        );
+        // The proxy's password stays out of debug prints.
+        let printed = format!(
+            "{:?}",
+            Network::from_config(
+                &SandboxConfig {
+                    network: NetworkConfig {
+                        egress_proxy: Some(EgressProxyConfig {
+                            address: "p:1".into(),
+                            username: Some("u".into()),
+                            password: Some("hush".into())
+                        }),
+                        ..Default::default()
+                    },
+                    ..SandboxConfig::default()
+                }
+                .network
+            )
+        );
+        assert!(!printed.contains("hush") && printed.contains("<hidden>"), "{printed}");
+    }
 
     #[test]
     fn a_path_segment_escapes_all_but_unreserved_characters_and_colons() {

@@ -17,7 +17,9 @@ pub mod sandbox;
 pub mod templates;
 
 pub use backend::{KILL_WAIT, SandboxBackend};
-pub use config::{OnDispose, OnTimeout, SandboxConfig};
+pub use config::{
+    EgressProxyConfig, NetworkConfig, OnDispose, OnTimeout, RuleConfig, SandboxConfig, SecretSource,
+};
 pub use control::{Collected, ControlPlane, NewSandbox, SandboxDetail, SandboxInfo, SandboxMetric};
 pub use envd::{
     EnvdClient, EnvdTarget, EnvdVersion, ExitInfo, ProcessOutput, ProcessStream, StartOptions,
@@ -26,7 +28,7 @@ pub use error::{Error, Result};
 pub use layers::{Layer, LayerError, Layers, ProvidedLayer, Recipe};
 /// A request body for [`EnvdClient::upload`] (stream one with `UploadBody::wrap_stream`).
 pub use reqwest::Body as UploadBody;
-pub use sandbox::{Connection, Sandbox, open_runtime};
+pub use sandbox::{Connection, Sandbox, open_runtime, put_secrets};
 
 /// A PEM file of extra root certificates the client trusts (a self-hosted E2B's CA, or
 /// the test CA of a stand-in for E2B's edge).

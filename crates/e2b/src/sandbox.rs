@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use dsh_core::runtime::PRIVATE_DIR;
 use dsh_core::{BoxFuture, Fs, Runtime, SandboxOwner};
 
-use crate::config::{OnDispose, OnTimeout, SandboxConfig};
+use crate::config::{OnDispose, SandboxConfig, SecretSource};
 
 use crate::backend::SandboxBackend;
 use crate::control::{ControlPlane, E2B_API_URL, NewSandbox, SandboxInfo};
@@ -153,6 +153,35 @@ enum Workspace {
     Skip,
 }
 
+/// Puts every secret of `[sandbox.secrets]` into the control plane's `/secrets` (created,
+/// or updated when the name exists), each value read on the host through `env` and the
+/// file system. Every value is read before any is sent, so a missing variable or file
+/// changes nothing. Errors name the secret, never its value; nothing logs a value.
+pub async fn put_secrets(
+    control: &ControlPlane,
+    secrets: &std::collections::BTreeMap<String, SecretSource>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<()> {
+    let mut values = Vec::with_capacity(secrets.len());
+    for (name, source) in secrets {
+        values.push((name, source.read(name, env)?));
+    }
+    for (name, value) in values {
+        control.put_secret(name, &value).await.map_err(|err| match err {
+            Error::Http { status, message } => Error::Http {
+                status,
+                message: format!("storing secret {name} (sandbox.secrets): {message}"),
+            },
+            Error::Transport(message) => {
+                Error::Transport(format!("storing secret {name} (sandbox.secrets): {message}"))
+            }
+            other => other,
+        })?;
+        tracing::debug!(secret = %name, "secret put into the control plane");
+    }
+    Ok(())
+}
+
 impl Sandbox {
     /// Creates (from `template`) or connects (to `sandbox_id`) the sandbox, then makes
     /// sure the workspace and the runtime root (mode 0700) exist. If that fails, a
@@ -182,16 +211,11 @@ impl Sandbox {
         workspace: Workspace,
     ) -> Result<Self> {
         let control = ControlPlane::new(http.clone(), &connection.api_url, &connection.api_key);
+        // First the secrets the rules may name: a create naming a missing one is refused.
+        put_secrets(&control, &config.secrets, &|name| std::env::var(name).ok()).await?;
         let (info, created) = match &config.sandbox_id {
             Some(id) => (control.connect(id, config.timeout_secs).await?, false),
-            None => {
-                let mut new = NewSandbox::from_template(
-                    config.template.clone().unwrap_or_else(|| "base".to_owned()),
-                );
-                new.timeout = Some(config.timeout_secs);
-                new.auto_pause = config.on_timeout == OnTimeout::Pause;
-                (control.create(&new).await?, true)
-            }
+            None => (control.create(&NewSandbox::from_config(config)).await?, true),
         };
         // The sandbox's own domain first, then the configured one (the SDKs: `domain` of
         // the create answer, else `E2B_DOMAIN`, `e2b/sandbox_async/main.py`).

@@ -318,6 +318,64 @@ async fn a_failed_assembly_rolls_back_the_sandbox_it_created() {
     daemon.stop().await;
 }
 
+/// `[sandbox.secrets]`: put into the control plane's `/secrets` before the create
+/// (created, then updated when the name exists); a missing source stops the open before
+/// anything is sent, naming the secret and the source.
+#[tokio::test]
+async fn configured_secrets_are_put_before_the_create_and_a_missing_source_stops_it() {
+    let daemon = Daemon::start().await;
+    let control = daemon.control();
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "value-from-a-file\n").unwrap();
+    let mut config = sandbox_config();
+    config.secrets.insert("API_TOKEN".into(), dsh_e2b::SecretSource::File(token.clone()));
+    config.secrets.insert(
+        "missing".into(),
+        dsh_e2b::SecretSource::Env("DSH_TEST_VARIABLE_NOBODY_SETS_7f3a".into()),
+    );
+    let err = open_runtime(&daemon.connection(), &config).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: secret missing (sandbox.secrets): the environment variable DSH_TEST_VARIABLE_NOBODY_SETS_7f3a is not set"
+    );
+    assert!(control.list_secrets().await.unwrap().is_empty(), "nothing was sent");
+    assert!(control.list().await.unwrap().is_empty(), "no sandbox was created");
+
+    config.secrets.remove("missing");
+    let (runtime, _sandbox) = open_runtime(&daemon.connection(), &config).await.unwrap();
+    runtime.dispose().await;
+    let listed = control.list_secrets().await.unwrap();
+    let versions: Vec<(&str, i64)> =
+        listed.iter().map(|s| (s.name.as_str(), s.current_version)).collect();
+    assert_eq!(versions, [("api_token", 1)]);
+    // Opened again: the name exists, so the value is updated (a new version).
+    std::fs::write(&token, "rotated-value\n").unwrap();
+    let (runtime, _sandbox) = open_runtime(&daemon.connection(), &config).await.unwrap();
+    runtime.dispose().await;
+    let listed = control.list_secrets().await.unwrap();
+    let versions: Vec<(&str, i64)> =
+        listed.iter().map(|s| (s.name.as_str(), s.current_version)).collect();
+    assert_eq!(versions, [("api_token", 2)]);
+    // Directly, from a variable: a third version; a refused name is the server's 400,
+    // naming the secret.
+    let env = |name: &str| (name == "TOKEN").then(|| "value-from-env".to_owned());
+    let secrets = std::collections::BTreeMap::from([(
+        "api_token".to_owned(),
+        dsh_e2b::SecretSource::Env("TOKEN".into()),
+    )]);
+    dsh_e2b::put_secrets(&control, &secrets, &env).await.unwrap();
+    assert_eq!(control.list_secrets().await.unwrap()[0].current_version, 3);
+    let bad = std::collections::BTreeMap::from([(
+        "no spaces".to_owned(),
+        dsh_e2b::SecretSource::Env("TOKEN".into()),
+    )]);
+    let err = dsh_e2b::put_secrets(&control, &bad, &env).await.unwrap_err().to_string();
+    assert!(err.starts_with("http 400: storing secret no spaces (sandbox.secrets): "), "{err}");
+    assert!(!err.contains("value-from-env"), "{err}");
+    daemon.stop().await;
+}
+
 #[tokio::test]
 async fn a_sandbox_killed_while_a_command_streams_is_a_typed_end_not_a_hang() {
     let daemon = Daemon::start().await;
