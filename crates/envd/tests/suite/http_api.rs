@@ -232,6 +232,25 @@ async fn init_ca_bundle_creates_a_missing_bundle() {
     assert!(paths.bundle.parent().unwrap().is_dir());
 }
 
+/// `caBundlePath` (dsh extension): a bundle of its own, made from the system's the first
+/// time, the system's untouched (a sandbox whose `/etc` cannot be written).
+#[tokio::test]
+async fn init_ca_bundle_path_makes_a_bundle_of_its_own_from_the_system_one() {
+    let envd = common::start().await;
+    let paths = envd.ca_paths.clone();
+    std::fs::create_dir_all(paths.bundle.parent().unwrap()).unwrap();
+    std::fs::write(&paths.bundle, SYSTEM_CERTS).unwrap();
+    let own = paths.bundle.parent().unwrap().parent().unwrap().join("own/bundle.crt");
+    let body = serde_json::json!({"caBundle": EGRESS_A, "caBundlePath": own});
+    assert_eq!(post_init(&envd, body.clone()).await.0, 204);
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), format!("{SYSTEM_CERTS}{EGRESS_A}\n"));
+    assert_eq!(std::fs::read_to_string(&paths.bundle).unwrap(), SYSTEM_CERTS);
+    assert!(!paths.extra.exists());
+    // Again: nothing changes.
+    assert_eq!(post_init(&envd, body).await.0, 204);
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), format!("{SYSTEM_CERTS}{EGRESS_A}\n"));
+}
+
 #[tokio::test]
 async fn init_ca_bundle_appends_on_a_line_of_its_own() {
     let envd = common::start().await;
