@@ -93,15 +93,8 @@ impl DirWatch {
         let events = inotify
             .into_event_stream(vec![0u8; 64 * 1024])
             .map_err(|err| ConnectError::internal(format!("error creating watcher: {err}")))?;
-        let mut watch = Self {
-            spec,
-            events,
-            pending,
-            watches,
-            dirs: HashMap::new(),
-            users,
-            strict,
-        };
+        let mut watch =
+            Self { spec, events, pending, watches, dirs: HashMap::new(), users, strict };
         let root = watch.spec.root.clone();
         watch.add_tree(&root, PathBuf::new()).map_err(|err| {
             ConnectError::internal(format!("error watching '{}': {err}", root.display()))
