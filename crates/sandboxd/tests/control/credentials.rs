@@ -170,9 +170,17 @@ fn header_values(request: &Value, name: &str) -> Vec<String> {
 
 /// A daemon on a private network that resolves and trusts the stand-in as the world's.
 async fn daemon(world: &World, state: &Path) -> (dsh_sandboxd::Daemon, Client) {
+    daemon_with_pool(world, state, 0).await
+}
+
+async fn daemon_with_pool(
+    world: &World,
+    state: &Path,
+    pool: usize,
+) -> (dsh_sandboxd::Daemon, Client) {
     let mut settings = config(state);
     settings.net = dsh_sandboxd::Net::Private;
-    settings.pool = dsh_sandboxd::server::PoolSize::Fixed(0);
+    settings.pool = dsh_sandboxd::server::PoolSize::Fixed(pool);
     settings.egress_hosts = Some(world.hosts.clone());
     settings.egress_trust = Some(world.ca.ca.clone());
     let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
@@ -682,5 +690,46 @@ async fn rules_apply_to_a_gvisor_sandbox_too() {
         assert_eq!(requests[0]["tls"], tls);
         assert_eq!(header_values(&requests[0], "authorization"), [format!("Bearer {SECRET}")]);
     }
+    daemon.shutdown().await.unwrap();
+}
+
+/// A sandbox the warm pool started before anyone asked for rules gets its owner's at
+/// create: its domain filter serves them and its network diverts for them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_reach_a_sandbox_taken_from_the_warm_pool() {
+    let world = world().await;
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-poolrules-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let (daemon, c) = daemon_with_pool(&world, &state, 1).await;
+    create_secret(&c, "api_token", SECRET).await;
+    // A pooled sandbox shows before it can be handed out; a create in between gets a
+    // fresh one, which is killed and the create tried again (as network.rs does).
+    let mut attempts = 0;
+    let sandbox = loop {
+        wait_until("the pool fills", Duration::from_secs(20), async || {
+            super::pool::pooled(&state).len() == 1
+        })
+        .await;
+        let warm = super::pool::pooled(&state);
+        let sandbox = c.create(json!({"templateID": "base", "network": {"rules": rules()}})).await;
+        let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+        if warm.contains(&id) {
+            break sandbox;
+        }
+        attempts += 1;
+        assert!(attempts < 20, "never pooled: {warm:?}");
+        let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(killed.status, StatusCode::NO_CONTENT);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (out, code) =
+        c.run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts")).await;
+    assert_eq!(code, 0, "{out}");
+    let (out, stderr, code) =
+        c.run_output(&sandbox, &format!("curl -sS https://{NAME}/pooled")).await;
+    assert_eq!((out.as_str(), code), ("ok /pooled\n", 0), "{stderr}");
+    let requests = received(&world.log);
+    assert_eq!(header_values(&requests[0], "authorization"), [format!("Bearer {SECRET}")]);
     daemon.shutdown().await.unwrap();
 }
