@@ -733,3 +733,65 @@ async fn rules_reach_a_sandbox_taken_from_the_warm_pool() {
     assert_eq!(header_values(&requests[0], "authorization"), [format!("Bearer {SECRET}")]);
     daemon.shutdown().await.unwrap();
 }
+
+/// Across a restart of the daemon: the sandbox's rules (its record), the secret (the
+/// store's files) and the CA (its directory) are the same, so a resumed sandbox's
+/// requests get the header again, and its trust store holds the CA once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_secrets_and_the_ca_outlive_a_restart_of_the_daemon() {
+    let world = world().await;
+    let dir = tempfile::Builder::new().prefix("dsh-sandboxd-restartrules-").tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _guard = KillOnDrop(state.clone());
+    let (first, c) = daemon(&world, &state).await;
+    create_secret(&c, "api_token", SECRET).await;
+    let sandbox = c
+        .create(json!({"templateID": "base", "timeout": 600, "network": {"rules": rules()}}))
+        .await;
+    let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
+    let (out, code) =
+        c.run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts")).await;
+    assert_eq!(code, 0, "{out}");
+    let (out, _) = c.run(&sandbox, &format!("curl -sS https://{NAME}/before")).await;
+    assert_eq!(out, "ok /before\n");
+    let ca = std::fs::read(state.join("egress-ca/ca.crt")).unwrap();
+    let reply = c.call(Method::POST, &format!("/sandboxes/{id}/pause"), Some(json!({}))).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
+    first.shutdown().await.unwrap();
+
+    let (second, c) = daemon(&world, &state).await;
+    assert_eq!(std::fs::read(state.join("egress-ca/ca.crt")).unwrap(), ca);
+    let reply = c
+        .call(Method::POST, &format!("/sandboxes/{id}/connect"), Some(json!({"timeout": 600})))
+        .await;
+    assert!(reply.status.is_success(), "{}: {}", reply.status, reply.body);
+    let mut sandbox = sandbox;
+    sandbox["envdAccessToken"] = reply.body["envdAccessToken"].clone();
+    let (out, stderr, code) =
+        c.run_output(&sandbox, &format!("curl -sS https://{NAME}/after")).await;
+    assert_eq!((out.as_str(), code), ("ok /after\n", 0), "{stderr}");
+    let requests = received(&world.log);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(header_values(&requests[1], "authorization"), [format!("Bearer {SECRET}")]);
+    let ca_pem = pem_of(&ca);
+    let (out, _) = c
+        .run(
+            &sandbox,
+            &format!(
+                "grep -c -F '{}' /etc/ssl/certs/ca-certificates.crt",
+                ca_pem.lines().nth(1).unwrap()
+            ),
+        )
+        .await;
+    assert_eq!(out, "1\n", "the CA once in the trust store");
+    second.shutdown().await.unwrap();
+}
+
+/// A DER certificate as PEM (base64 in lines of 64), to find it in a bundle.
+fn pem_of(der: &[u8]) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(der);
+    let lines: Vec<&str> =
+        encoded.as_bytes().chunks(64).map(|c| std::str::from_utf8(c).unwrap()).collect();
+    format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n"))
+}
