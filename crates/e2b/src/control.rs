@@ -78,8 +78,8 @@ impl Network {
                 .rules
                 .iter()
                 .map(|(domain, rule)| {
-                    let transform = Transform { headers: rule.headers.clone() };
-                    (domain.clone(), vec![NetworkRule { transform }])
+                    let transform = Transform { headers: Some(rule.headers.clone()) };
+                    (domain.clone(), vec![NetworkRule { transform: Some(transform) }])
                 })
                 .collect(),
             egress_proxy: config.egress_proxy.as_ref().map(|proxy| EgressProxy {
@@ -92,37 +92,11 @@ impl Network {
     }
 }
 
-/// E2B's `SandboxNetworkRule`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NetworkRule {
-    pub transform: Transform,
-}
-
-/// E2B's `SandboxNetworkTransform`: headers set on the domain's requests.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Transform {
-    pub headers: BTreeMap<String, String>,
-}
-
-/// E2B's `SandboxEgressProxyConfig` (SOCKS5).
-#[derive(Clone, PartialEq, Eq, Serialize)]
-pub struct EgressProxy {
-    pub address: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub username: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub password: Option<String>,
-}
-
-impl std::fmt::Debug for EgressProxy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EgressProxy")
-            .field("address", &self.address)
-            .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
-            .finish()
-    }
-}
+/// E2B's `SandboxNetworkRule`, `SandboxNetworkTransform` and `SandboxEgressProxyConfig`:
+/// the wire's types, which the local daemon reads too.
+pub use dsh_proto::control::{
+    EgressProxyConfig as EgressProxy, NetworkRule, NetworkTransform as Transform,
+};
 
 /// A volume mounted into a new sandbox (E2B's `volumeMounts` entry).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]

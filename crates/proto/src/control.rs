@@ -132,6 +132,28 @@ pub struct NetworkTransform {
     pub headers: Option<BTreeMap<String, String>>,
 }
 
+/// E2B's `SandboxEgressProxyConfig` as a create or `PUT .../network` sends it: the
+/// password's value is never printed (`Debug`).
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressProxyConfig {
+    /// `host:port`.
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for EgressProxyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EgressProxy")
+            .field("address", &self.address)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
+}
+
 /// E2B's `SandboxEgressProxyConfig` as answered: no password.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EgressProxyShown {

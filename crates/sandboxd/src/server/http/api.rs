@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::server::context::Control;
 use crate::server::files::{now_ms, random_hex, rfc3339};
-use crate::server::header_rules::{EgressProxy, Rules};
+use crate::server::header_rules::{EgressProxy, Rules, checked_proxy};
 use crate::server::network::Egress;
 use crate::server::pool;
 use crate::server::record::{NetworkSettings, Phase, Record, VolumeMountRecord};
@@ -234,8 +234,10 @@ fn egress(
     egress_proxy: Option<EgressProxy>,
     allow_internet_access: Option<bool>,
 ) -> ApiResult<Egress> {
-    let proxy =
-        egress_proxy.map(|proxy| proxy.checked()).transpose().map_err(ApiError::bad_request)?;
+    let proxy = egress_proxy
+        .map(|proxy| checked_proxy(&proxy))
+        .transpose()
+        .map_err(ApiError::bad_request)?;
     let egress = Egress {
         allow_out: allow_out.unwrap_or_default(),
         deny_out: deny_out.unwrap_or_default(),

@@ -129,7 +129,7 @@ impl Egress {
         self.denied()?;
         header_rules::compile(&self.rules)?;
         if let Some(proxy) = &self.egress_proxy {
-            proxy.checked()?;
+            header_rules::checked_proxy(proxy)?;
         }
         Ok(())
     }

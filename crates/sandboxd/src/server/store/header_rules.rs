@@ -9,8 +9,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::server::domain::Domain;
 
 /// Limits of E2B's API (packages/api/internal/handlers/sandbox_create.go l. 54-59).
@@ -42,35 +40,17 @@ use dsh_proto::control::NetworkTransform as Transform;
 pub type Rules = BTreeMap<String, Vec<NetworkRule>>;
 
 /// E2B's `SandboxEgressProxyConfig`: a SOCKS5 proxy every outbound TCP connection goes
-/// through, after the sandbox's rules allowed it. The password is kept in the sandbox's
-/// record (a 0600 file) and never answered.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EgressProxy {
-    /// `host:port`, the host lower-cased.
-    pub address: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password: Option<String>,
-}
+/// through, after the sandbox's rules allowed it (the wire's type). The password is kept
+/// in the sandbox's record (a 0600 file) and never answered or printed.
+pub use dsh_proto::control::EgressProxyConfig as EgressProxy;
 
-impl std::fmt::Debug for EgressProxy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EgressProxy")
-            .field("address", &self.address)
-            .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
-            .finish()
-    }
-}
-
-impl EgressProxy {
-    /// Checks it as E2B does (packages/shared/pkg/sandbox-network/byop.go l. 128-190) and
-    /// returns the canonical form: trimmed, the host lower-cased, the port as a number.
-    /// Unlike E2B, a proxy on the host's loopback or LAN is accepted: the daemon (not the
-    /// sandbox) connects to it, from the host, and whoever sets it holds the daemon's key.
-    pub fn checked(&self) -> Result<EgressProxy, String> {
-        let address = self.address.trim();
+/// Checks `proxy` as E2B does (packages/shared/pkg/sandbox-network/byop.go l. 128-190)
+/// and returns the canonical form: trimmed, the host lower-cased, the port as a number.
+/// Unlike E2B, a proxy on the host's loopback or LAN is accepted: the daemon (not the
+/// sandbox) connects to it, from the host, and whoever sets it holds the daemon's key.
+pub fn checked_proxy(proxy: &EgressProxy) -> Result<EgressProxy, String> {
+    {
+        let address = proxy.address.trim();
         if address.is_empty() {
             return Err("egressProxy: the address must not be empty".into());
         }
@@ -94,8 +74,8 @@ impl EgressProxy {
                 "egressProxy: the host {host:?} is not an IP address or a domain name"
             ));
         }
-        let username = self.username.clone().filter(|u| !u.is_empty());
-        let password = self.password.clone().filter(|p| !p.is_empty());
+        let username = proxy.username.clone().filter(|u| !u.is_empty());
+        let password = proxy.password.clone().filter(|p| !p.is_empty());
         if username.is_none() && password.is_some() {
             return Err("egressProxy: the password must be empty when the username is".into());
         }
@@ -414,18 +394,18 @@ mod tests {
             username: user.map(Into::into),
             password: password.map(Into::into),
         };
-        let ok = proxy(" Proxy.Example.TEST:1080 ", Some("u"), Some("p")).checked().unwrap();
+        let ok = checked_proxy(&proxy(" Proxy.Example.TEST:1080 ", Some("u"), Some("p"))).unwrap();
         assert_eq!(ok.address, "proxy.example.test:1080");
         assert_eq!(
             format!("{ok:?}"),
             "EgressProxy { address: \"proxy.example.test:1080\", username: Some(\"u\"), password: Some(\"<hidden>\") }"
         );
         assert_eq!(
-            proxy("127.0.0.1:1080", None, None).checked().unwrap().address,
+            checked_proxy(&proxy("127.0.0.1:1080", None, None)).unwrap().address,
             "127.0.0.1:1080"
         );
-        assert_eq!(proxy("[::1]:1080", None, None).checked().unwrap().address, "[::1]:1080");
-        let error = |p: EgressProxy| p.checked().unwrap_err();
+        assert_eq!(checked_proxy(&proxy("[::1]:1080", None, None)).unwrap().address, "[::1]:1080");
+        let error = |p: EgressProxy| checked_proxy(&p).unwrap_err();
         assert_eq!(error(proxy("", None, None)), "egressProxy: the address must not be empty");
         assert_eq!(
             error(proxy("proxy.test", None, None)),
