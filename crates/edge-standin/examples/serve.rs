@@ -20,6 +20,10 @@ const DOMAIN: &str = "e2b.test";
 async fn main() {
     let daemon = dsh_sandboxd::testing::TestDaemon::start_with(|config| {
         config.envd_args = vec!["--e2b-strict".into(), STRICT_ENVD.into()];
+        // The names and trust of a suite's stand-in API, for header rules (the daemon's
+        // `egress_hosts` and `egress_trust`; scripts/test's mcp_edge step makes them).
+        config.egress_hosts = std::env::var_os("DSH_EDGE_EGRESS_HOSTS").map(Into::into);
+        config.egress_trust = std::env::var_os("DSH_EDGE_EGRESS_TRUST").map(Into::into);
     })
     .await
     .unwrap();
