@@ -703,26 +703,12 @@ async fn rules_reach_a_sandbox_taken_from_the_warm_pool() {
     let _guard = KillOnDrop(state.clone());
     let (daemon, c) = daemon_with_pool(&world, &state, 1).await;
     create_secret(&c, "api_token", SECRET).await;
-    // A pooled sandbox shows before it can be handed out; a create in between gets a
-    // fresh one, which is killed and the create tried again (as network.rs does).
-    let mut attempts = 0;
-    let sandbox = loop {
-        wait_until("the pool fills", Duration::from_secs(20), async || {
-            super::pool::pooled(&state).len() == 1
-        })
-        .await;
-        let warm = super::pool::pooled(&state);
-        let sandbox = c.create(json!({"templateID": "base", "network": {"rules": rules()}})).await;
-        let id = sandbox["sandboxID"].as_str().unwrap().to_owned();
-        if warm.contains(&id) {
-            break sandbox;
-        }
-        attempts += 1;
-        assert!(attempts < 20, "never pooled: {warm:?}");
-        let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
-        assert_eq!(killed.status, StatusCode::NO_CONTENT);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let sandbox = super::network::created_from_the_pool(
+        &c,
+        &state,
+        json!({"templateID": "base", "network": {"rules": rules()}}),
+    )
+    .await;
     let (out, code) =
         c.run_as(&sandbox, "root", &format!("echo '{API} {NAME} {OTHER}' >> /etc/hosts")).await;
     assert_eq!(code, 0, "{out}");

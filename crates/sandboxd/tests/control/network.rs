@@ -179,6 +179,33 @@ impl Drop for Internet {
     }
 }
 
+/// A create with `body` answered by the warm pool's one sandbox. A pooled sandbox shows (a
+/// live init without a record) before it is ready to be handed out (envd healthy,
+/// network attached), and a create in between gets a fresh one: such a sandbox is
+/// killed and the create tried again.
+pub(super) async fn created_from_the_pool(
+    c: &Client,
+    state: &std::path::Path,
+    body: Value,
+) -> Value {
+    let mut attempts = 0;
+    loop {
+        wait_until("the pool fills", Duration::from_secs(20), async || pooled(state).len() == 1)
+            .await;
+        let warm = pooled(state);
+        let sandbox = c.create(body.clone()).await;
+        let id = sandbox["sandboxID"].as_str().unwrap();
+        if warm.contains(id) {
+            return sandbox;
+        }
+        attempts += 1;
+        assert!(attempts < 20, "never pooled: {warm:?}");
+        let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
+        assert_eq!(killed.status, StatusCode::NO_CONTENT);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// From inside: for each URL, the status, or the error's name.
 pub(super) async fn reach(c: &Client, sandbox: &Value, urls: &[String]) -> Vec<String> {
     let script = format!(
@@ -341,28 +368,13 @@ async fn domains_in_allow_out_match_the_http_host_and_the_tls_server_name() {
     settings.pool = dsh_sandboxd::server::PoolSize::Fixed(1);
     let daemon = dsh_sandboxd::Daemon::start(settings).await.unwrap();
     let c = Client::new(&daemon.url(), daemon.api_key());
-    // A pooled sandbox shows (a live init without a record) before it is ready to be
-    // handed out (envd healthy, network attached), and a create in between gets a fresh
-    // one: such a sandbox is killed and the create tried again.
-    let mut attempts = 0;
-    let sandbox = loop {
-        wait_until("the pool fills", Duration::from_secs(20), async || pooled(&state).len() == 1)
-            .await;
-        let warm = pooled(&state);
-        let sandbox = c
-            .create(json!({"templateID": "base", "network": {
-                "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test", "*.wild.test"]}}))
-            .await;
-        let id = sandbox["sandboxID"].as_str().unwrap();
-        if warm.contains(id) {
-            break sandbox;
-        }
-        attempts += 1;
-        assert!(attempts < 20, "never pooled: {warm:?}");
-        let killed = c.call(Method::DELETE, &format!("/sandboxes/{id}"), None).await;
-        assert_eq!(killed.status, StatusCode::NO_CONTENT);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let sandbox = created_from_the_pool(
+        &c,
+        &state,
+        json!({"templateID": "base", "network": {
+            "denyOut": ["0.0.0.0/0"], "allowOut": ["allowed.test", "*.wild.test"]}}),
+    )
+    .await;
     let refused = |name: &str, port: u16| {
         format!(
             "{name} 403 dsh: egress to {name} ({INTERNET}:{port}) is refused by this sandbox's network rules; allowOut names the domains it may reach"
